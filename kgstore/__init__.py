@@ -1,0 +1,31 @@
+"""kgstore: a local knowledge-graph store with an embedded semantic index.
+
+Public API::
+
+    from kgstore import Store, ingest, LoadOptions
+    with Store.init("./mystore") as store:
+        ingest(store, "wikidata-json", "latest-all.json.bz2")
+        for row in store.query("SELECT ?x WHERE { wd:Q42 wdt:P69 ?x }"):
+            ...
+"""
+from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
+from ._registry import LOADERS, loader_for
+from ._store import EntityView, Fact, Store
+from .config import GraphConfig, IndexConfig, LLMConfig, StoreConfig
+from .errors import (EncoderMismatchError, GraphError, IngestError, KgstoreError, LLMUnavailableError,
+                     MalformedRecordError, QAError, QueryError, ReadOnlyError, SchemaVersionError,
+                     StoreClosedError, StoreError, StoreLockedError, StoreNotFoundError, TooManyErrorsError,
+                     TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError)
+from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord, Triple
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Store", "EntityView", "Fact", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
+    "LOADERS", "loader_for", "StoreConfig", "GraphConfig", "IndexConfig", "LLMConfig",
+    "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
+    "KgstoreError", "StoreError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
+    "SchemaVersionError", "ReadOnlyError", "QueryError", "IngestError", "UnknownFormatError",
+    "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",
+    "EncoderMismatchError", "QAError", "LLMUnavailableError", "UnsafeQueryError", "__version__",
+]

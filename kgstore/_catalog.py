@@ -1,0 +1,334 @@
+"""The DuckDB catalog: entities, relations, statements, ingest runs and rejected lines.
+
+The writer opens DuckDB only for the length of a transaction, because DuckDB lets no
+other process read a file that one process holds open for writing; this way readers can
+open the catalog read-only between the writer's batches.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import duckdb
+import pyarrow as pa
+
+from .errors import StoreLockedError
+from .records import EntityRecord, RejectedLine, RelationRecord, Triple
+from .terms import is_fact_predicate
+
+CATALOG_NAME = "catalog.duckdb"
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS entities (
+    iri VARCHAR PRIMARY KEY,
+    id VARCHAR,
+    label VARCHAR,
+    description VARCHAR,
+    aliases VARCHAR[],
+    sitelinks INTEGER,
+    popularity BIGINT DEFAULT 0,
+    is_mediator BOOLEAN DEFAULT FALSE,
+    kind VARCHAR DEFAULT 'item'
+);
+CREATE TABLE IF NOT EXISTS relations (
+    iri VARCHAR PRIMARY KEY,
+    id VARCHAR,
+    label VARCHAR,
+    description VARCHAR,
+    inverse_label VARCHAR,
+    datatype VARCHAR,
+    is_mediator_type BOOLEAN DEFAULT FALSE,
+    usage BIGINT DEFAULT 0
+);
+-- Direct facts (no labels/descriptions, no Wikidata statement-node vocabulary).
+-- o_literal = FALSE means o is an IRI.
+CREATE TABLE IF NOT EXISTS statements (
+    s VARCHAR NOT NULL,
+    p VARCHAR NOT NULL,
+    o VARCHAR NOT NULL,
+    o_literal BOOLEAN NOT NULL,
+    datatype VARCHAR,
+    lang VARCHAR,
+    run_id INTEGER
+);
+CREATE SEQUENCE IF NOT EXISTS run_ids START 1;
+CREATE TABLE IF NOT EXISTS ingest_runs (
+    run_id INTEGER PRIMARY KEY,
+    file VARCHAR,
+    size BIGINT,
+    checksum VARCHAR,
+    format VARCHAR,
+    options VARCHAR,
+    checkpoint_offset BIGINT DEFAULT 0,
+    checkpoint_line BIGINT DEFAULT 0,
+    counts VARCHAR DEFAULT '{}',
+    status VARCHAR,
+    error VARCHAR,
+    started TIMESTAMP,
+    finished TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS rejected (
+    run_id INTEGER,
+    file VARCHAR,
+    line_no BIGINT,
+    reason VARCHAR,
+    raw VARCHAR
+);
+"""
+
+_STATEMENT_SCHEMA = pa.schema([
+    ("s", pa.string()), ("p", pa.string()), ("o", pa.string()), ("o_literal", pa.bool_()),
+    ("datatype", pa.string()), ("lang", pa.string()), ("run_id", pa.int32()),
+])
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Catalog:
+    """Access to ``catalog.duckdb``. Use ``with catalog.connect() as con:`` for queries."""
+
+    def __init__(self, store_dir: Path, *, read_only: bool, lock_timeout: float = 60.0):
+        self.path = Path(store_dir) / CATALOG_NAME
+        self.read_only = read_only
+        self.lock_timeout = lock_timeout
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._depth = 0
+
+    # -- connections ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection for the duration of the block (re-entrant)."""
+        if self._con is None:
+            self._con = self._open()
+        self._depth += 1
+        try:
+            yield self._con
+        finally:
+            self._depth -= 1
+            if self._depth == 0 and not getattr(self, "_pinned", False):
+                self._con.close()
+                self._con = None
+
+    @contextlib.contextmanager
+    def pinned(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Keep one connection open across many ``connect()`` blocks (bulk reads)."""
+        with self.connect() as con:
+            self._pinned = True
+            try:
+                yield con
+            finally:
+                self._pinned = False
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self.connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                yield con
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.02
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=self.read_only)
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                    if "lock" in str(exc).lower():
+                        raise StoreLockedError(self.path.parent, "another process holds the catalog") from exc
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+
+    def create(self) -> None:
+        with self.connect() as con:
+            con.execute(DDL)
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+
+    # -- writes (one batch) --------------------------------------------------------
+    @staticmethod
+    def write_batch(con, run_id: int, triples: Sequence[Triple], entities: Sequence[EntityRecord],
+                    relations: Sequence[RelationRecord], rejected: Sequence[RejectedLine], file: str) -> int:
+        """Write one batch's catalog rows inside the caller's transaction. Returns facts written."""
+        facts = [t for t in triples if is_fact_predicate(t.p)]
+        if facts:
+            cols = list(zip(*facts))
+            table = pa.table([
+                pa.array(cols[0], pa.string()), pa.array(cols[1], pa.string()),
+                pa.array(cols[2], pa.string()), pa.array(cols[3], pa.bool_()),
+                pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
+                pa.array([run_id] * len(facts), pa.int32()),
+            ], schema=_STATEMENT_SCHEMA)
+            con.register("_facts", table)
+            con.execute("INSERT INTO statements SELECT * FROM _facts")
+            con.unregister("_facts")
+        if entities:
+            Catalog._upsert_entities(con, entities)
+        if relations:
+            Catalog._upsert_relations(con, relations)
+        if rejected:
+            con.executemany(
+                "INSERT INTO rejected VALUES (?, ?, ?, ?, ?)",
+                [(run_id, file, r.line_no, r.reason, r.raw[:2000]) for r in rejected],
+            )
+        return len(facts)
+
+    @staticmethod
+    def _upsert_entities(con, entities: Sequence[EntityRecord]) -> None:
+        # Last record wins per IRI within the batch; across batches, known fields are kept
+        # unless the new record knows better (COALESCE), so split sources merge.
+        merged: dict[str, EntityRecord] = {}
+        for e in entities:
+            old = merged.get(e.iri)
+            if old is None:
+                merged[e.iri] = e
+            else:
+                merged[e.iri] = EntityRecord(
+                    iri=e.iri, id=e.id, label=e.label or old.label,
+                    description=e.description or old.description,
+                    aliases=tuple(dict.fromkeys(old.aliases + e.aliases)),
+                    sitelinks=e.sitelinks if e.sitelinks is not None else old.sitelinks,
+                    is_mediator=e.is_mediator or old.is_mediator, kind=e.kind,
+                )
+        rows = list(merged.values())
+        table = pa.table({
+            "iri": [e.iri for e in rows], "id": [e.id for e in rows],
+            "label": [e.label for e in rows], "description": [e.description for e in rows],
+            "aliases": pa.array([list(e.aliases) if e.aliases else None for e in rows], pa.list_(pa.string())),
+            "sitelinks": pa.array([e.sitelinks for e in rows], pa.int32()),
+            "is_mediator": [e.is_mediator for e in rows], "kind": [e.kind for e in rows],
+        })
+        con.register("_ents", table)
+        con.execute("""
+            INSERT INTO entities (iri, id, label, description, aliases, sitelinks, is_mediator, kind)
+            SELECT iri, id, label, description, aliases, sitelinks, is_mediator, kind FROM _ents
+            ON CONFLICT (iri) DO UPDATE SET
+                label = COALESCE(excluded.label, entities.label),
+                description = COALESCE(excluded.description, entities.description),
+                aliases = CASE WHEN excluded.aliases IS NULL THEN entities.aliases
+                               WHEN entities.aliases IS NULL THEN excluded.aliases
+                               ELSE list_distinct(list_concat(entities.aliases, excluded.aliases)) END,
+                sitelinks = COALESCE(excluded.sitelinks, entities.sitelinks),
+                is_mediator = entities.is_mediator OR excluded.is_mediator,
+                kind = excluded.kind
+        """)
+        con.unregister("_ents")
+
+    @staticmethod
+    def _upsert_relations(con, relations: Sequence[RelationRecord]) -> None:
+        merged: dict[str, RelationRecord] = {}
+        for r in relations:
+            old = merged.get(r.iri)
+            if old is not None:
+                r = RelationRecord(
+                    iri=r.iri, id=r.id, label=r.label or old.label, description=r.description or old.description,
+                    inverse_label=r.inverse_label or old.inverse_label, datatype=r.datatype or old.datatype,
+                    is_mediator_type=r.is_mediator_type or old.is_mediator_type,
+                )
+            merged[r.iri] = r
+        rows = list(merged.values())
+        table = pa.table({
+            "iri": [r.iri for r in rows], "id": [r.id for r in rows], "label": [r.label for r in rows],
+            "description": [r.description for r in rows], "inverse_label": [r.inverse_label for r in rows],
+            "datatype": [r.datatype for r in rows], "is_mediator_type": [r.is_mediator_type for r in rows],
+        })
+        con.register("_rels", table)
+        con.execute("""
+            INSERT INTO relations (iri, id, label, description, inverse_label, datatype, is_mediator_type)
+            SELECT * FROM _rels
+            ON CONFLICT (iri) DO UPDATE SET
+                label = COALESCE(excluded.label, relations.label),
+                description = COALESCE(excluded.description, relations.description),
+                inverse_label = COALESCE(excluded.inverse_label, relations.inverse_label),
+                datatype = COALESCE(excluded.datatype, relations.datatype),
+                is_mediator_type = relations.is_mediator_type OR excluded.is_mediator_type
+        """)
+        con.unregister("_rels")
+
+    @staticmethod
+    def finalize(con, *, label_from_id: bool = False) -> None:
+        """Derived columns after an ingest: entities referenced only as objects, relations
+        seen only in facts, popularity and usage counts. Idempotent."""
+        con.execute("""
+            INSERT INTO entities (iri, id)
+            SELECT DISTINCT x, NULL FROM (
+                SELECT s AS x FROM statements UNION SELECT o FROM statements WHERE NOT o_literal
+            ) WHERE x NOT IN (SELECT iri FROM entities)
+              AND x NOT IN (SELECT iri FROM relations)
+            ON CONFLICT DO NOTHING
+        """)
+        con.execute("""
+            INSERT INTO relations (iri, id)
+            SELECT DISTINCT p, NULL FROM statements WHERE p NOT IN (SELECT iri FROM relations)
+            ON CONFLICT DO NOTHING
+        """)
+        con.execute("""
+            UPDATE entities SET popularity = c.n FROM (
+                SELECT x, count(*) AS n FROM (
+                    SELECT s AS x FROM statements UNION ALL SELECT o FROM statements WHERE NOT o_literal
+                ) GROUP BY x
+            ) c WHERE entities.iri = c.x
+        """)
+        con.execute("""
+            UPDATE relations SET usage = c.n FROM (SELECT p, count(*) AS n FROM statements GROUP BY p) c
+            WHERE relations.iri = c.p
+        """)
+
+    # -- ingest runs ---------------------------------------------------------------
+    @staticmethod
+    def start_run(con, *, file: str, size: int, checksum: str, fmt: str, options: dict) -> int:
+        run_id = con.execute("SELECT nextval('run_ids')").fetchone()[0]
+        con.execute(
+            "INSERT INTO ingest_runs (run_id, file, size, checksum, format, options, status, started) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
+            [run_id, file, size, checksum, fmt, json.dumps(options, sort_keys=True), _now()],
+        )
+        return run_id
+
+    @staticmethod
+    def checkpoint(con, run_id: int, offset: int, line_no: int, counts: dict) -> None:
+        con.execute(
+            "UPDATE ingest_runs SET checkpoint_offset = ?, checkpoint_line = ?, counts = ? WHERE run_id = ?",
+            [offset, line_no, json.dumps(counts, sort_keys=True), run_id],
+        )
+
+    @staticmethod
+    def end_run(con, run_id: int, status: str, error: str | None = None) -> None:
+        con.execute(
+            "UPDATE ingest_runs SET status = ?, error = ?, finished = ? WHERE run_id = ?",
+            [status, error, _now(), run_id],
+        )
+
+    @staticmethod
+    def find_run(con, checksum: str, fmt: str, options: dict) -> dict | None:
+        """The latest run of the same file content, format and options."""
+        row = con.execute(
+            "SELECT run_id, status, checkpoint_offset, checkpoint_line, counts FROM ingest_runs "
+            "WHERE checksum = ? AND format = ? AND options = ? ORDER BY run_id DESC LIMIT 1",
+            [checksum, fmt, json.dumps(options, sort_keys=True)],
+        ).fetchone()
+        if row is None:
+            return None
+        return {"run_id": row[0], "status": row[1], "offset": row[2], "line": row[3], "counts": json.loads(row[4])}
+
+    @staticmethod
+    def forget_runs(con, checksum: str, fmt: str) -> None:
+        """--force: drop what earlier runs of this file put in the catalog's tables."""
+        ids = [r[0] for r in con.execute(
+            "SELECT run_id FROM ingest_runs WHERE checksum = ? AND format = ?", [checksum, fmt]).fetchall()]
+        if ids:
+            con.execute(f"DELETE FROM statements WHERE run_id IN ({','.join(map(str, ids))})")
+            con.execute(f"DELETE FROM rejected WHERE run_id IN ({','.join(map(str, ids))})")
+            con.execute(f"UPDATE ingest_runs SET status = 'superseded' WHERE run_id IN ({','.join(map(str, ids))})")

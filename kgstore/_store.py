@@ -1,0 +1,282 @@
+"""The Store: one directory holding Oxigraph (triples), the DuckDB catalog and the config."""
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+
+from ._catalog import Catalog
+from .config import CONFIG_NAME, StoreConfig
+from .errors import (KgstoreError, QueryError, ReadOnlyError, StoreClosedError, StoreError,
+                     StoreLockedError, StoreNotFoundError)
+from .records import Triple
+from .terms import ntriples
+
+OXIGRAPH_DIR = "oxigraph"
+LOCK_NAME = ".writer.lock"
+
+_PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w\-.]*)?\s*:", re.IGNORECASE)
+_UPDATE_WORDS = re.compile(
+    r"^\s*(?:(?:PREFIX|BASE)\s+[^\n]*\n\s*)*(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
+    re.IGNORECASE)
+
+
+@dataclass
+class Fact:
+    relation_iri: str
+    relation_id: str | None
+    relation_label: str | None
+    value: str
+    value_is_literal: bool
+    value_label: str | None
+    datatype: str | None = None
+    lang: str | None = None
+
+
+@dataclass
+class EntityView:
+    iri: str
+    id: str | None
+    label: str | None
+    description: str | None
+    aliases: list[str]
+    popularity: int
+    is_mediator: bool
+    facts: list[Fact] = field(default_factory=list)
+    incoming: int = 0
+
+
+class Store:
+    """A kgstore store directory.
+
+    Open it with ``Store.open(path)`` (a context manager). One writer at a time: a second
+    writer gets :class:`StoreLockedError`; readers use ``read_only=True`` and see the data
+    as it was when they opened.
+    """
+
+    def __init__(self, path: Path, *, read_only: bool, _lock_fd: int | None, config: StoreConfig):
+        self.path = Path(path)
+        self.read_only = read_only
+        self.config = config
+        self._lock_fd = _lock_fd
+        self._closed = False
+        ox_dir = str(self.path / OXIGRAPH_DIR)
+        try:
+            self._rdf = ox.Store.read_only(ox_dir) if read_only else ox.Store(ox_dir)
+        except OSError as exc:
+            self._release_lock()
+            if "lock" in str(exc).lower():
+                raise StoreLockedError(self.path) from exc
+            raise StoreError(f"cannot open the triple store in {ox_dir}: {exc}") from exc
+        self.catalog = Catalog(self.path, read_only=read_only)
+
+    # -- lifecycle -------------------------------------------------------------------
+    @classmethod
+    def init(cls, path: str | os.PathLike, *, config: StoreConfig | None = None, exist_ok: bool = False) -> "Store":
+        """Create a store directory and return it opened for writing."""
+        path = Path(path)
+        if (path / CONFIG_NAME).exists():
+            if not exist_ok:
+                raise StoreError(f"{path} already holds a kgstore store")
+            return cls.open(path)
+        if path.exists() and any(path.iterdir()):
+            raise StoreError(f"{path} exists and is not empty; choose a new directory for the store")
+        path.mkdir(parents=True, exist_ok=True)
+        (config or StoreConfig()).save(path)
+        store = cls.open(path)
+        store.catalog.create()
+        return store
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, read_only: bool = False) -> "Store":
+        path = Path(path)
+        if not (path / CONFIG_NAME).exists():
+            raise StoreNotFoundError(path)
+        config = StoreConfig.load(path)
+        lock_fd = None if read_only else _take_writer_lock(path)
+        return cls(path, read_only=read_only, _lock_fd=lock_fd, config=config)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if not self.read_only:
+            try:
+                self._rdf.flush()
+            except OSError:
+                pass
+        del self._rdf
+        self._release_lock()
+
+    def _release_lock(self) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        mode = "read-only" if self.read_only else "read-write"
+        return f"<Store {self.path} {mode}{' closed' if self._closed else ''}>"
+
+    @property
+    def rdf(self) -> ox.Store:
+        """The underlying pyoxigraph Store (read it freely; write through the Store API)."""
+        self._check_open()
+        return self._rdf
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError(self.path)
+
+    def _check_writable(self) -> None:
+        self._check_open()
+        if self.read_only:
+            raise ReadOnlyError(f"{self.path} is open read-only")
+
+    # -- triples ---------------------------------------------------------------------
+    def add_triples(self, triples: list[Triple]) -> None:
+        """Bulk-add triples to Oxigraph (repeat-safe: RDF has set semantics)."""
+        self._check_writable()
+        if triples:
+            self._rdf.bulk_load(ntriples(triples), ox.RdfFormat.N_TRIPLES)
+
+    def add_ntriples(self, data: bytes) -> None:
+        self._check_writable()
+        if data:
+            self._rdf.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+
+    def triple_count(self) -> int:
+        self._check_open()
+        return len(self._rdf)
+
+    # -- SPARQL ----------------------------------------------------------------------
+    def query(self, sparql: str) -> Any:
+        """Run a SPARQL 1.1 query with the store's prefixes predeclared.
+
+        Update operations are refused here: use :meth:`update`.
+        """
+        self._check_open()
+        if _UPDATE_WORDS.match(_strip_comments(sparql)):
+            raise QueryError("this is a SPARQL update; `query` only reads (use Store.update from the API)")
+        try:
+            return self._rdf.query(sparql, prefixes=self.config.prefixes)
+        except SyntaxError as exc:
+            raise QueryError(f"SPARQL syntax error: {exc}") from exc
+        except OSError as exc:
+            raise QueryError(f"SPARQL query failed: {exc}") from exc
+
+    def update(self, sparql: str) -> None:
+        self._check_writable()
+        declared = "".join(f"PREFIX {k}: <{v}>\n" for k, v in self.config.prefixes.items())
+        try:
+            self._rdf.update(declared + sparql)
+        except SyntaxError as exc:
+            raise QueryError(f"SPARQL syntax error: {exc}") from exc
+
+    def query_json(self, sparql: str) -> bytes:
+        """The standard SPARQL 1.1 JSON results document (SELECT/ASK) or N-Triples (CONSTRUCT)."""
+        result = self.query(sparql)
+        if isinstance(result, ox.QueryTriples):
+            return result.serialize(format=ox.RdfFormat.N_TRIPLES)
+        return result.serialize(format=ox.QueryResultsFormat.JSON)
+
+    # -- catalog views -----------------------------------------------------------------
+    def resolve(self, ref: str) -> str | None:
+        """An IRI for ``ref``: a full IRI, a prefixed name (``wd:Q42``), or a short id (``Q42``)."""
+        self._check_open()
+        if ref.startswith("<") and ref.endswith(">"):
+            return ref[1:-1]
+        if "://" in ref:
+            return ref
+        if ":" in ref:
+            prefix, _, rest = ref.partition(":")
+            ns = self.config.prefixes.get(prefix)
+            if ns:
+                return ns + rest
+        with self.catalog.connect() as con:
+            row = con.execute(
+                "SELECT iri FROM entities WHERE id = ? ORDER BY popularity DESC LIMIT 1", [ref]).fetchone()
+            if row is None:
+                row = con.execute("SELECT iri FROM relations WHERE id = ? LIMIT 1", [ref]).fetchone()
+        return row[0] if row else None
+
+    def entity(self, ref: str, *, max_facts: int = 500) -> EntityView | None:
+        iri = self.resolve(ref)
+        if iri is None:
+            return None
+        with self.catalog.connect() as con:
+            row = con.execute(
+                "SELECT iri, id, label, description, aliases, popularity, is_mediator FROM entities WHERE iri = ?",
+                [iri]).fetchone()
+            if row is None:
+                return None
+            facts = con.execute("""
+                SELECT st.p, r.id, r.label, st.o, st.o_literal, e.label, st.datatype, st.lang
+                FROM statements st
+                LEFT JOIN relations r ON r.iri = st.p
+                LEFT JOIN entities e ON e.iri = st.o AND NOT st.o_literal
+                WHERE st.s = ?
+                GROUP BY ALL
+                ORDER BY coalesce(r.label, st.p), st.o
+                LIMIT ?
+            """, [iri, max_facts]).fetchall()
+            incoming = con.execute("SELECT count(*) FROM statements WHERE o = ? AND NOT o_literal", [iri]).fetchone()[0]
+        return EntityView(
+            iri=row[0], id=row[1], label=row[2], description=row[3], aliases=list(row[4] or []),
+            popularity=row[5] or 0, is_mediator=bool(row[6]),
+            facts=[Fact(*f) for f in facts], incoming=incoming,
+        )
+
+    def label(self, iri: str) -> str | None:
+        with self.catalog.connect() as con:
+            row = con.execute("SELECT label FROM entities WHERE iri = ? UNION ALL "
+                              "SELECT label FROM relations WHERE iri = ? LIMIT 1", [iri, iri]).fetchone()
+        return row[0] if row else None
+
+    def stats(self) -> dict[str, Any]:
+        self._check_open()
+        with self.catalog.connect() as con:
+            one = lambda q: con.execute(q).fetchone()[0]  # noqa: E731
+            stats = {
+                "triples": len(self._rdf),
+                "statements": one("SELECT count(*) FROM statements"),
+                "entities": one("SELECT count(*) FROM entities"),
+                "entities_labelled": one("SELECT count(*) FROM entities WHERE label IS NOT NULL"),
+                "mediators": one("SELECT count(*) FROM entities WHERE is_mediator"),
+                "relations": one("SELECT count(*) FROM relations"),
+                "ingest_runs": one("SELECT count(*) FROM ingest_runs WHERE status <> 'superseded'"),
+                "rejected_lines": one("SELECT count(*) FROM rejected"),
+            }
+        return stats
+
+
+def _strip_comments(text: str) -> str:
+    return "\n".join(line.split("#", 1)[0] if not line.lstrip().startswith("PREFIX") else line
+                     for line in text.splitlines())
+
+
+def _take_writer_lock(path: Path) -> int:
+    fd = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or None
+        os.close(fd)
+        raise StoreLockedError(path, holder) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
+    return fd
+
+
+__all__ = ["Store", "EntityView", "Fact", "KgstoreError"]

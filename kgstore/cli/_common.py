@@ -1,0 +1,78 @@
+"""Shared pieces of the CLI: the STORE argument, opening stores, printing results."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from typing import Any, Iterable, Sequence
+
+import click
+
+from .._store import Store
+
+STORE_ARG = click.argument("store", type=click.Path(file_okay=False, path_type=str), envvar="KGSTORE_PATH")
+
+
+def format_option(*choices: str, default: str = "table"):
+    return click.option("--format", "fmt", type=click.Choice(list(choices)), default=default, show_default=True,
+                        help="Output format: a table for people, json/csv for programs.")
+
+
+def open_store(ctx: click.Context, path: str, *, read_only: bool = True) -> Store:
+    """Open ``path`` for the rest of the command; closed when the command ends."""
+    return ctx.with_resource(Store.open(path, read_only=read_only))
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def emit_rows(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, title: str | None = None) -> None:
+    """Print ``rows`` (dicts keyed by ``columns``) as a table, a JSON list of objects, or CSV."""
+    if fmt == "json":
+        click.echo(json.dumps([{c: r.get(c) for c in columns} for r in rows], ensure_ascii=False, indent=2))
+    elif fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        for r in rows:
+            writer.writerow([_cell(r.get(c)) for c in columns])
+        click.echo(buf.getvalue(), nl=False)
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title, show_lines=False)
+        for c in columns:
+            table.add_column(c, overflow="fold")
+        for r in rows:
+            table.add_row(*[_cell(r.get(c)) for c in columns])
+        Console(width=max(100, Console().width)).print(table)
+
+
+def emit_mapping(mapping: dict, fmt: str, *, title: str | None = None) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(mapping, ensure_ascii=False, indent=2, default=str))
+    else:
+        emit_rows([{"name": k, "value": v} for k, v in mapping.items()], ["name", "value"], fmt, title=title)
+
+
+def stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def is_interactive() -> bool:
+    return sys.stderr.isatty()
+
+
+def iter_nonempty(lines: Iterable[str]) -> Iterable[str]:
+    return (ln.strip() for ln in lines if ln.strip())

@@ -1,0 +1,148 @@
+"""The one error tree of kgstore.
+
+    KgstoreError
+    ├─ StoreError
+    │   ├─ StoreLockedError        a second writer tried to open the store
+    │   ├─ StoreClosedError        the store was used after close()
+    │   ├─ StoreNotFoundError      no store at that path (run `kgstore init`)
+    │   ├─ SchemaVersionError      the store was written by an incompatible version
+    │   └─ ReadOnlyError           a write was attempted through a read-only handle
+    ├─ QueryError                  a SPARQL/Cypher query failed to parse or run
+    ├─ IngestError
+    │   ├─ UnknownFormatError      no loader of that name
+    │   ├─ MalformedRecordError    one bad line (recorded and skipped, raised only on demand)
+    │   ├─ TooManyErrorsError      --max-errors was exceeded
+    │   └─ TruncatedInputError     a compressed file ended early
+    ├─ GraphError                  property-graph backend problems
+    ├─ VectorIndexError            (never shadow the builtin IndexError)
+    │   └─ EncoderMismatchError    the index was built with another encoder
+    └─ QAError
+        ├─ LLMUnavailableError     no model/runtime/endpoint could be used
+        └─ UnsafeQueryError        generated query text tried to do something not allowed
+
+Every class carries an ``exit_code`` the CLI uses, and ``transient`` says
+whether retrying the same call could succeed.
+"""
+from __future__ import annotations
+
+
+class KgstoreError(Exception):
+    exit_code = 1
+    transient = False
+
+
+class StoreError(KgstoreError):
+    exit_code = 3
+
+
+class StoreLockedError(StoreError):
+    exit_code = 4
+    transient = True
+
+    def __init__(self, path, holder: str | None = None):
+        self.path = str(path)
+        self.holder = holder
+        who = f" (held by {holder})" if holder else ""
+        super().__init__(
+            f"store {self.path} is already open for writing by another process{who}; "
+            "wait for it to finish, or open it read-only"
+        )
+
+
+class StoreClosedError(StoreError):
+    def __init__(self, path):
+        self.path = str(path)
+        super().__init__(f"store {self.path} was used after it was closed")
+
+
+class StoreNotFoundError(StoreError):
+    def __init__(self, path):
+        self.path = str(path)
+        super().__init__(f"no kgstore store at {self.path}; create one with `kgstore init {self.path}`")
+
+
+class SchemaVersionError(StoreError):
+    pass
+
+
+class ReadOnlyError(StoreError):
+    pass
+
+
+class QueryError(KgstoreError):
+    exit_code = 5
+
+
+class IngestError(KgstoreError):
+    exit_code = 6
+
+
+class UnknownFormatError(IngestError):
+    exit_code = 2
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = list(known)
+        super().__init__(f"unknown format {name!r}; choose one of: {', '.join(self.known)}")
+
+
+class MalformedRecordError(IngestError):
+    def __init__(self, path, line_no: int, reason: str):
+        self.path = str(path)
+        self.line_no = line_no
+        self.reason = reason
+        super().__init__(f"{self.path}:{line_no}: {reason}")
+
+
+class TooManyErrorsError(IngestError):
+    exit_code = 7
+
+    def __init__(self, path, errors: int, limit: int):
+        self.path = str(path)
+        self.errors = errors
+        self.limit = limit
+        super().__init__(
+            f"{self.path}: {errors} malformed records exceeded --max-errors {limit}; "
+            "what was read before is committed, see `kgstore rejects` for the lines"
+        )
+
+
+class TruncatedInputError(IngestError):
+    exit_code = 8
+
+    def __init__(self, path, line_no: int, detail: str = ""):
+        self.path = str(path)
+        self.line_no = line_no
+        extra = f" ({detail})" if detail else ""
+        super().__init__(
+            f"{self.path}: the compressed input ends early after line {line_no}{extra}; "
+            "everything before it is committed and the checkpoint is kept"
+        )
+
+
+class GraphError(KgstoreError):
+    exit_code = 9
+
+
+class VectorIndexError(KgstoreError):
+    exit_code = 10
+
+
+class EncoderMismatchError(VectorIndexError):
+    pass
+
+
+class QAError(KgstoreError):
+    exit_code = 11
+
+
+class LLMUnavailableError(QAError):
+    transient = True
+
+
+class UnsafeQueryError(QAError):
+    def __init__(self, reason: str, position: int | None = None):
+        self.reason = reason
+        self.position = position
+        at = f" at position {position}" if position is not None else ""
+        super().__init__(f"{reason}{at}")

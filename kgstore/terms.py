@@ -1,0 +1,123 @@
+"""IRIs, prefixes and N-Triples text for the vocabularies kgstore writes. Pure functions."""
+from __future__ import annotations
+
+import hashlib
+import re
+
+from .records import Triple
+
+WD = "http://www.wikidata.org/entity/"
+WDT = "http://www.wikidata.org/prop/direct/"
+P = "http://www.wikidata.org/prop/"
+PS = "http://www.wikidata.org/prop/statement/"
+PQ = "http://www.wikidata.org/prop/qualifier/"
+PR = "http://www.wikidata.org/prop/reference/"
+PSV = "http://www.wikidata.org/prop/statement/value/"
+PQV = "http://www.wikidata.org/prop/qualifier/value/"
+WDS = "http://www.wikidata.org/entity/statement/"
+WDNO = "http://www.wikidata.org/prop/novalue/"
+WIKIBASE = "http://wikiba.se/ontology#"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+SCHEMA = "http://schema.org/"
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+PROV = "http://www.w3.org/ns/prov#"
+GEO = "http://www.opengis.net/ont/geosparql#"
+FB = "http://rdf.freebase.com/ns/"
+KG = "http://kgstore.local/entity/"
+KGR = "http://kgstore.local/relation/"
+KGS = "http://kgstore.local/vocab#"
+SKOLEM = "http://kgstore.local/.well-known/genid/"
+
+RDFS_LABEL = RDFS + "label"
+RDF_TYPE = RDF + "type"
+SCHEMA_DESCRIPTION = SCHEMA + "description"
+SKOS_ALTLABEL = SKOS + "altLabel"
+FB_NAME = FB + "type.object.name"
+FB_DESCRIPTION = FB + "common.topic.description"
+
+DEFAULT_PREFIXES: dict[str, str] = {
+    "wd": WD, "wdt": WDT, "p": P, "ps": PS, "pq": PQ, "pr": PR, "psv": PSV, "pqv": PQV,
+    "wds": WDS, "wdno": WDNO, "wikibase": WIKIBASE, "rdf": RDF, "rdfs": RDFS, "xsd": XSD,
+    "schema": SCHEMA, "skos": SKOS, "prov": PROV, "geo": GEO, "fb": FB, "kg": KG, "kgr": KGR,
+    "kgs": KGS,
+}
+
+# Triples with these predicates describe an entity; they go to the catalog's entity
+# columns, not to the statements table (they still live in Oxigraph).
+ANNOTATION_PREDICATES = frozenset({
+    RDFS_LABEL, SCHEMA_DESCRIPTION, SKOS_ALTLABEL, FB_NAME, FB_DESCRIPTION,
+    SCHEMA + "name", FB + "common.topic.alias",
+})
+# Wikidata's full statement model (statement nodes, qualifiers, references, ranks) is kept
+# in Oxigraph only; the statements table holds the direct (truthy) facts.
+STATEMENT_NODE_PREFIXES = (P, WIKIBASE, PROV, WDS, WDNO, SCHEMA + "about", SCHEMA + "version",
+                           SCHEMA + "dateModified", SCHEMA + "isPartOf", SCHEMA + "inLanguage")
+
+
+def is_fact_predicate(p: str) -> bool:
+    if p in ANNOTATION_PREDICATES:
+        return False
+    # P is a prefix of PS/PQ/PR too, so one check covers the whole p: family; but WDT
+    # (".../prop/direct/") also starts with P and must stay a fact.
+    if p.startswith(WDT):
+        return True
+    return not p.startswith(STATEMENT_NODE_PREFIXES)
+
+
+def skolem_iri(scope: str, label: str) -> str:
+    """A stable IRI for blank node ``label`` of a file identified by ``scope``."""
+    h = hashlib.blake2s(scope.encode("utf-8"), digest_size=6).hexdigest()
+    return f"{SKOLEM}{h}/{label}"
+
+
+def local_name(iri: str) -> str:
+    """The part of an IRI after its last '/', '#' (Freebase: after ns/)."""
+    if iri.startswith(FB):
+        return iri[len(FB):]
+    cut = max(iri.rfind("/"), iri.rfind("#"))
+    return iri[cut + 1:] if cut >= 0 else iri
+
+
+def shorten(iri: str, prefixes: dict[str, str] = DEFAULT_PREFIXES) -> str:
+    best = ""
+    best_prefix = ""
+    for name, ns in prefixes.items():
+        if iri.startswith(ns) and len(ns) > len(best):
+            best, best_prefix = ns, name
+    if best:
+        rest = iri[len(best):]
+        if re.fullmatch(r"[A-Za-z0-9_.\-]*", rest) and not rest.endswith("."):
+            return f"{best_prefix}:{rest}"
+    return f"<{iri}>"
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_ESCAPE_RE = re.compile(r'[\\"\n\r\t]')
+_IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+
+
+def _escape(text: str) -> str:
+    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], text)
+
+
+def iri_is_valid(iri: str) -> bool:
+    return ":" in iri and not _IRI_BAD.search(iri)
+
+
+def ntriples_line(t: Triple) -> str:
+    """One N-Triples statement (with newline) for ``t``."""
+    if not t.literal:
+        obj = f"<{t.o}>"
+    elif t.lang:
+        obj = f'"{_escape(t.o)}"@{t.lang}'
+    elif t.datatype and t.datatype != XSD + "string":
+        obj = f'"{_escape(t.o)}"^^<{t.datatype}>'
+    else:
+        obj = f'"{_escape(t.o)}"'
+    return f"<{t.s}> <{t.p}> {obj} .\n"
+
+
+def ntriples(triples) -> bytes:
+    return "".join(map(ntriples_line, triples)).encode("utf-8")
