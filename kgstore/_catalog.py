@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from .errors import StoreLockedError
 from .records import EntityRecord, RejectedLine, RelationRecord, Triple
-from .terms import is_fact_predicate
+from .terms import is_fact
 
 CATALOG_NAME = "catalog.duckdb"
 SCHEMA_VERSION = 1
@@ -162,33 +162,34 @@ class Catalog:
     def write_batch(con, run_id: int, triples: Sequence[Triple], entities: Sequence[EntityRecord],
                     relations: Sequence[RelationRecord], rejected: Sequence[RejectedLine], file: str) -> int:
         """Write one batch's catalog rows inside the caller's transaction. Returns facts written."""
-        facts = [t for t in triples if is_fact_predicate(t.p)]
-        if facts:
-            cols = list(zip(*facts))
-            table = pa.table([
-                pa.array(cols[0], pa.string()), pa.array(cols[1], pa.string()),
-                pa.array(cols[2], pa.string()), pa.array(cols[3], pa.bool_()),
-                pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
-                pa.array([run_id] * len(facts), pa.int32()),
-            ], schema=_STATEMENT_SCHEMA)
-            con.register("_facts", table)
-            con.execute("INSERT INTO statements SELECT * FROM _facts")
-            con.unregister("_facts")
-        if entities:
-            Catalog._upsert_entities(con, entities)
-        if relations:
-            Catalog._upsert_relations(con, relations)
-        if rejected:
-            con.executemany(
-                "INSERT INTO rejected VALUES (?, ?, ?, ?, ?)",
-                [(run_id, file, r.line_no, r.reason, r.raw[:2000]) for r in rejected],
-            )
-        return len(facts)
+        return Catalog.write_rows(con, run_id, Catalog.facts_table(triples, run_id),
+                                  Catalog.entities_table(entities), relations, rejected, file)
+
+    # The table builders are pure, so that an ingest can run them in its parsing worker
+    # process and leave only the writes to the committing one (kgstore/_pipeline.py).
+    @staticmethod
+    def facts_table(triples: Sequence[Triple], run_id: int) -> pa.Table | None:
+        """The statements rows of ``triples`` (None when none of them is a fact)."""
+        facts = [t for t in triples if is_fact(t)]
+        if not facts:
+            return None
+        cols = list(zip(*facts))
+        return pa.table([
+            pa.array(cols[0], pa.string()), pa.array(cols[1], pa.string()),
+            pa.array(cols[2], pa.string()), pa.array(cols[3], pa.bool_()),
+            pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
+            pa.array([run_id] * len(facts), pa.int32()),
+        ], schema=_STATEMENT_SCHEMA)
 
     @staticmethod
-    def _upsert_entities(con, entities: Sequence[EntityRecord]) -> None:
-        # Last record wins per IRI within the batch; across batches, known fields are kept
-        # unless the new record knows better (COALESCE), so split sources merge.
+    def entities_table(entities: Sequence[EntityRecord]) -> pa.Table | None:
+        """One row per IRI of ``entities`` (None when empty).
+
+        Last record wins per IRI within the batch; across batches, known fields are kept
+        unless the new record knows better (COALESCE in the upsert), so split sources merge.
+        """
+        if not entities:
+            return None
         merged: dict[str, EntityRecord] = {}
         for e in entities:
             old = merged.get(e.iri)
@@ -203,13 +204,41 @@ class Catalog:
                     is_mediator=e.is_mediator or old.is_mediator, kind=e.kind,
                 )
         rows = list(merged.values())
-        table = pa.table({
+        return pa.table({
             "iri": [e.iri for e in rows], "id": [e.id for e in rows],
             "label": [e.label for e in rows], "description": [e.description for e in rows],
             "aliases": pa.array([list(e.aliases) if e.aliases else None for e in rows], pa.list_(pa.string())),
             "sitelinks": pa.array([e.sitelinks for e in rows], pa.int32()),
             "is_mediator": [e.is_mediator for e in rows], "kind": [e.kind for e in rows],
         })
+
+    @staticmethod
+    def write_rows(con, run_id: int, facts: pa.Table | None, entities: pa.Table | None,
+                   relations: Sequence[RelationRecord], rejected: Sequence[RejectedLine], file: str) -> int:
+        """Write rows built by :meth:`facts_table` and :meth:`entities_table` inside the
+        caller's transaction. Returns facts written."""
+        if facts is not None and facts.num_rows:
+            con.register("_facts", facts)
+            con.execute("INSERT INTO statements SELECT * FROM _facts")
+            con.unregister("_facts")
+        if entities is not None and entities.num_rows:
+            Catalog._upsert_entity_rows(con, entities)
+        if relations:
+            Catalog._upsert_relations(con, relations)
+        if rejected:
+            con.executemany(
+                "INSERT INTO rejected VALUES (?, ?, ?, ?, ?)",
+                [(run_id, file, r.line_no, r.reason, r.raw[:2000]) for r in rejected],
+            )
+        return facts.num_rows if facts is not None else 0
+
+    @staticmethod
+    def _upsert_entities(con, entities: Sequence[EntityRecord]) -> None:
+        if entities:
+            Catalog._upsert_entity_rows(con, Catalog.entities_table(entities))
+
+    @staticmethod
+    def _upsert_entity_rows(con, table: pa.Table) -> None:
         con.register("_ents", table)
         con.execute("""
             INSERT INTO entities (iri, id, label, description, aliases, sitelinks, is_mediator, kind)
@@ -261,9 +290,10 @@ class Catalog:
     def finalize(con, *, label_from_id: bool = False) -> None:
         """Derived columns after an ingest: entities referenced only as objects, relations
         seen only in facts, popularity and usage counts. Idempotent."""
+        _dedupe_statements(con)
         con.execute("""
             INSERT INTO entities (iri, id)
-            SELECT DISTINCT x, NULL FROM (
+            SELECT DISTINCT x, regexp_extract(x, '[^/#]*$') FROM (
                 SELECT s AS x FROM statements UNION SELECT o FROM statements WHERE NOT o_literal
             ) WHERE x NOT IN (SELECT iri FROM entities)
               AND x NOT IN (SELECT iri FROM relations)
@@ -332,3 +362,22 @@ class Catalog:
             con.execute(f"DELETE FROM statements WHERE run_id IN ({','.join(map(str, ids))})")
             con.execute(f"DELETE FROM rejected WHERE run_id IN ({','.join(map(str, ids))})")
             con.execute(f"UPDATE ingest_runs SET status = 'superseded' WHERE run_id IN ({','.join(map(str, ids))})")
+
+
+def _dedupe_statements(con) -> None:
+    """Make the statements table a set, as Oxigraph is: the same fact read twice (a repeated
+    line, or two files that share facts) is kept once, under the earliest run. Checked at
+    the end of each file rather than per batch, where it would need a join per batch."""
+    total, distinct = con.execute("""
+        SELECT (SELECT count(*) FROM statements),
+               (SELECT count(*) FROM (SELECT DISTINCT s, p, o, o_literal, datatype, lang FROM statements))
+    """).fetchone()
+    if total == distinct:
+        return
+    con.execute("""
+        CREATE TABLE statements_dedup AS
+        SELECT s, p, o, o_literal, datatype, lang, min(run_id) AS run_id
+        FROM statements GROUP BY s, p, o, o_literal, datatype, lang
+    """)
+    con.execute("DROP TABLE statements")
+    con.execute("ALTER TABLE statements_dedup RENAME TO statements")

@@ -1,6 +1,7 @@
 """Running a loader into a store: checkpointed batches, resume, quarantine of bad lines."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -9,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ._catalog import Catalog
+from ._pipeline import PreparedBatch, prepared_batches, use_worker
 from ._registry import loader_for
 from ._store import Store
 from .errors import TooManyErrorsError, TruncatedInputError
-from .records import Batch, Checkpoint, LoadOptions
+from .records import Checkpoint, LoadOptions
 
 
 @dataclass
@@ -96,19 +98,23 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
 
     summary = IngestSummary(path, fmt, run_id, "failed", resumed_from_line=start.line_no if start else 0)
     try:
-        for batch in loader.batches(path, options, start):
-            _commit(store, run_id, path, batch, counts)
-            if progress:
-                progress(IngestProgress(batch.raw_position, size, counts, time.monotonic() - started))
-            if max_errors is not None and counts["rejected"] > max_errors:
-                raise TooManyErrorsError(path, counts["rejected"], max_errors)
+        # Parsing runs in a worker process for big files (kgstore/_pipeline.py); closing
+        # the stream stops it, whatever ends the loop.
+        with contextlib.closing(prepared_batches(loader, path, options, start, run_id,
+                                                 worker=use_worker(path))) as batches:
+            for batch in batches:
+                _commit(store, run_id, path, batch, counts)
+                if progress:
+                    progress(IngestProgress(batch.raw_position, size, counts, time.monotonic() - started))
+                if max_errors is not None and counts["rejected"] > max_errors:
+                    raise TooManyErrorsError(path, counts["rejected"], max_errors)
         with store.catalog.transaction() as con:
-            Catalog.finalize(con)
+            _finalize(con, loader)
             Catalog.end_run(con, run_id, "done")
         summary.status = "done"
     except (TooManyErrorsError, TruncatedInputError) as exc:
         with store.catalog.transaction() as con:
-            Catalog.finalize(con)
+            _finalize(con, loader)
             Catalog.end_run(con, run_id, "failed", str(exc))
         summary.error = str(exc)
         raise
@@ -122,12 +128,21 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
     return summary
 
 
-def _commit(store: Store, run_id: int, path: str, batch: Batch, counts: Counter) -> None:
-    store.add_triples(batch.triples)
+def _finalize(con, loader) -> None:
+    Catalog.finalize(con)
+    # A loader may derive more from the whole catalog in the same transaction (Freebase:
+    # mediator types declared after their instances, schema labels that came late).
+    finalize_catalog = getattr(loader, "finalize_catalog", None)
+    if finalize_catalog is not None:
+        finalize_catalog(con)
+
+
+def _commit(store: Store, run_id: int, path: str, batch: PreparedBatch, counts: Counter) -> None:
+    store.add_ntriples(batch.ntriples)
     counts.update(batch.counts)
-    counts["triples"] += len(batch.triples)
+    counts["triples"] += batch.n_triples
     counts["rejected"] += len(batch.rejected)
     with store.catalog.transaction() as con:
-        counts["facts"] += Catalog.write_batch(con, run_id, batch.triples, batch.entities, batch.relations,
-                                               batch.rejected, os.path.abspath(path))
+        counts["facts"] += Catalog.write_rows(con, run_id, batch.facts, batch.entities, batch.relations,
+                                              batch.rejected, os.path.abspath(path))
         Catalog.checkpoint(con, run_id, batch.checkpoint.offset, batch.checkpoint.line_no, dict(counts))

@@ -170,7 +170,7 @@ class Store:
         if _UPDATE_WORDS.match(_strip_comments(sparql)):
             raise QueryError("this is a SPARQL update; `query` only reads (use Store.update from the API)")
         try:
-            return self._rdf.query(sparql, prefixes=self.config.prefixes)
+            return self._rdf.query(escape_prefixed_dots(sparql), prefixes=self.config.prefixes)
         except SyntaxError as exc:
             raise QueryError(f"SPARQL syntax error: {exc}") from exc
         except OSError as exc:
@@ -221,14 +221,17 @@ class Store:
                 [iri]).fetchone()
             if row is None:
                 return None
+            # DISTINCT in a subquery: the sort key is not a selected column.
             facts = con.execute("""
-                SELECT st.p, r.id, r.label, st.o, st.o_literal, e.label, st.datatype, st.lang
-                FROM statements st
-                LEFT JOIN relations r ON r.iri = st.p
-                LEFT JOIN entities e ON e.iri = st.o AND NOT st.o_literal
-                WHERE st.s = ?
-                GROUP BY ALL
-                ORDER BY coalesce(r.label, st.p), st.o
+                SELECT p, rid, rlabel, o, o_literal, olabel, datatype, lang FROM (
+                    SELECT DISTINCT st.p, r.id AS rid, r.label AS rlabel, st.o, st.o_literal,
+                           e.label AS olabel, st.datatype, st.lang
+                    FROM statements st
+                    LEFT JOIN relations r ON r.iri = st.p
+                    LEFT JOIN entities e ON e.iri = st.o AND NOT st.o_literal
+                    WHERE st.s = ?
+                )
+                ORDER BY coalesce(rlabel, p), o
                 LIMIT ?
             """, [iri, max_facts]).fetchall()
             incoming = con.execute("SELECT count(*) FROM statements WHERE o = ? AND NOT o_literal", [iri]).fetchone()[0]
@@ -259,6 +262,27 @@ class Store:
                 "rejected_lines": one("SELECT count(*) FROM rejected"),
             }
         return stats
+
+
+# Strings, IRIs and comments are copied as they are; only prefixed names are rewritten.
+_SPARQL_TOKENS = re.compile(
+    r'(?P<skip>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
+    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|<[^<>"{}|^`\\\s]*>|#[^\n]*)'
+    r'|(?P<pname>(?<![\w?$])[A-Za-z][\w\-]*:[\w\-][\w\-.]*[\w\-])'
+)
+
+
+def escape_prefixed_dots(sparql: str) -> str:
+    """Escape dots inside prefixed local names (``fb:film.film.starring``), which SPARQL
+    allows but pyoxigraph 0.5 rejects when there are two or more."""
+    def fix(m: re.Match) -> str:
+        name = m.group("pname")
+        if name is None or name.count(".") == 0:
+            return m.group(0)
+        prefix, _, local = name.partition(":")
+        return f"{prefix}:{local.replace('.', chr(92) + '.')}"
+
+    return _SPARQL_TOKENS.sub(fix, sparql)
 
 
 def _strip_comments(text: str) -> str:

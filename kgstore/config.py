@@ -41,6 +41,7 @@ class LLMConfig:
     n_ctx: int = 4096
     n_threads: int = 0  # 0 = all cores
     base_url: str = "http://127.0.0.1:8080/v1"  # openai backend only
+    allow_remote: bool = False  # openai backend: true lets base_url name a non-local host
     model: str = "local"  # model name sent to the openai backend
     api_key_env: str = "OPENAI_API_KEY"
     timeout_s: float = 120.0

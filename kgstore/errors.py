@@ -14,11 +14,16 @@
     │   ├─ TooManyErrorsError      --max-errors was exceeded
     │   └─ TruncatedInputError     a compressed file ended early
     ├─ GraphError                  property-graph backend problems
+    │   └─ GraphNotSyncedError     the store was never mirrored (run `kgstore graph sync`)
     ├─ VectorIndexError            (never shadow the builtin IndexError)
     │   └─ EncoderMismatchError    the index was built with another encoder
     └─ QAError
         ├─ LLMUnavailableError     no model/runtime/endpoint could be used
-        └─ UnsafeQueryError        generated query text tried to do something not allowed
+        ├─ LLMRequestError         the backend refused or failed one request (terminal)
+        ├─ UnknownMethodError      no QA method of that name
+        ├─ DatasetError            a QA benchmark file is missing or malformed
+        ├─ UnsafeQueryError        generated query text tried to do something not allowed
+        └─ CypherSyntaxError       generated Cypher does not parse (line, column, offset)
 
 Every class carries an ``exit_code`` the CLI uses, and ``transient`` says
 whether retrying the same call could succeed.
@@ -124,6 +129,16 @@ class GraphError(KgstoreError):
     exit_code = 9
 
 
+class GraphNotSyncedError(GraphError):
+    def __init__(self, path, backend: str = "ladybug"):
+        self.path = str(path)
+        self.backend = backend
+        super().__init__(
+            f"the {backend} property graph of {self.path} has not been synced yet; "
+            f"run `kgstore graph sync {self.path}` first"
+        )
+
+
 class VectorIndexError(KgstoreError):
     exit_code = 10
 
@@ -139,10 +154,51 @@ class QAError(KgstoreError):
 class LLMUnavailableError(QAError):
     transient = True
 
+    def __init__(self, message: str, *, transient: bool = True):
+        # Unreachable endpoints are worth a retry; a missing model file is not.
+        self.transient = transient
+        super().__init__(message)
+
+
+class LLMRequestError(QAError):
+    """The backend answered but rejected the request (bad schema, context overflow, auth)."""
+
+
+class UnknownMethodError(QAError):
+    exit_code = 2
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = list(known)
+        super().__init__(f"unknown QA method {name!r}; choose one of: {', '.join(self.known)}")
+
+
+class DatasetError(QAError):
+    exit_code = 2
+
 
 class UnsafeQueryError(QAError):
-    def __init__(self, reason: str, position: int | None = None):
+    def __init__(self, reason: str, position: int | None = None, *, line: int | None = None,
+                 column: int | None = None):
         self.reason = reason
         self.position = position
-        at = f" at position {position}" if position is not None else ""
+        self.line = line
+        self.column = column
+        if line is not None:
+            at = f" (line {line}, column {column})"
+        else:
+            at = f" at position {position}" if position is not None else ""
         super().__init__(f"{reason}{at}")
+
+
+class CypherSyntaxError(QAError):
+    """Generated Cypher that does not parse. ``line``/``column`` are 1-based and ``offset``
+    0-based, all in the text the caller passed, so the caller can point the LLM at them."""
+
+    def __init__(self, reason: str, *, line: int, column: int, offset: int, line_text: str = ""):
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.offset = offset
+        self.line_text = line_text
+        super().__init__(f"Cypher syntax error at line {line}, column {column}: {reason}")

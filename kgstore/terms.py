@@ -16,6 +16,9 @@ PSV = "http://www.wikidata.org/prop/statement/value/"
 PQV = "http://www.wikidata.org/prop/qualifier/value/"
 WDS = "http://www.wikidata.org/entity/statement/"
 WDNO = "http://www.wikidata.org/prop/novalue/"
+WDV = "http://www.wikidata.org/value/"
+WDREF = "http://www.wikidata.org/reference/"
+WIKIDATA_ENTITY_DATA = "https://www.wikidata.org/wiki/Special:EntityData/"
 WIKIBASE = "http://wikiba.se/ontology#"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -48,7 +51,7 @@ DEFAULT_PREFIXES: dict[str, str] = {
 # columns, not to the statements table (they still live in Oxigraph).
 ANNOTATION_PREDICATES = frozenset({
     RDFS_LABEL, SCHEMA_DESCRIPTION, SKOS_ALTLABEL, FB_NAME, FB_DESCRIPTION,
-    SCHEMA + "name", FB + "common.topic.alias",
+    SCHEMA + "name", FB + "common.topic.alias", SKOS + "prefLabel",
 })
 # Wikidata's full statement model (statement nodes, qualifiers, references, ranks) is kept
 # in Oxigraph only; the statements table holds the direct (truthy) facts.
@@ -64,6 +67,20 @@ def is_fact_predicate(p: str) -> bool:
     if p.startswith(WDT):
         return True
     return not p.startswith(STATEMENT_NODE_PREFIXES)
+
+
+# Wikidata's RDF also describes its own bookkeeping: statement, value and reference nodes,
+# the dataset record of each entity, the dump, sitelink articles, "no value" classes. None
+# of it is a fact about the world, so the statements table leaves it out (Oxigraph has it).
+BOOKKEEPING_SUBJECT_PREFIXES = (WDS, WDV, WDREF, WIKIDATA_ENTITY_DATA, WIKIBASE)
+BOOKKEEPING_CLASS_PREFIXES = (WIKIBASE, WDNO, SCHEMA + "Article", SCHEMA + "Dataset")
+
+
+def is_fact(t: Triple) -> bool:
+    """Whether ``t`` belongs in the catalog's statements table (a direct fact)."""
+    if not is_fact_predicate(t.p) or t.s.startswith(BOOKKEEPING_SUBJECT_PREFIXES):
+        return False
+    return t.p != RDF_TYPE or not t.o.startswith(BOOKKEEPING_CLASS_PREFIXES)
 
 
 def skolem_iri(scope: str, label: str) -> str:

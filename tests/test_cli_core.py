@@ -1,0 +1,141 @@
+"""The CLI contract other tools rely on: init, ingest, stats, sparql, entity, rejects, exit codes."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kgstore.cli import main
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory, sample_dir):
+    path = tmp_path_factory.mktemp("cli") / "store"
+    runner = CliRunner()
+    assert runner.invoke(main, ["init", str(path)]).exit_code == 0
+    result = runner.invoke(main, ["ingest", str(path), "wikidata-json", str(sample_dir / "sample-wikidata.json"),
+                                  "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return path, json.loads(result.output)
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_help_lists_commands_without_importing_heavy_libraries():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom click.testing import CliRunner\nfrom kgstore.cli import main\n"
+            "r = CliRunner().invoke(main, ['--help'])\nassert r.exit_code == 0\n"
+            "print(r.output)\nprint('HEAVY', sorted(m for m in ('torch','hnswlib','llama_cpp','sentence_transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "HEAVY []" in out
+    for name in ("init", "ingest", "sparql", "entity", "index", "search", "ask", "eval", "cypher"):
+        assert f"  {name} " in out
+
+
+def test_ingest_summary_counts(demo_store):
+    _, summary = demo_store
+    assert summary["status"] == "done"
+    assert summary["entities"] == 69
+    assert summary["properties"] == 21
+    assert summary["rejected"] == 0
+
+
+def test_sparql_json_is_standard_results_document(demo_store):
+    path, _ = demo_store
+    result = run("sparql", path, "SELECT ?x WHERE { wd:Q5456 wdt:P17 ?x } ORDER BY ?x", "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["head"] == {"vars": ["x"]}
+    got = [b["x"]["value"].rsplit("/", 1)[1] for b in doc["results"]["bindings"]]
+    assert got == sorted(["Q414", "Q750", "Q298", "Q739", "Q736", "Q419", "Q717"])
+
+
+def test_sparql_table_and_csv(demo_store):
+    path, _ = demo_store
+    query = "SELECT ?name WHERE { wd:Q42 wdt:P69 ?x . ?x rdfs:label ?name } ORDER BY ?name"
+    csv_out = run("sparql", path, query, "--format", "csv")
+    assert csv_out.exit_code == 0
+    assert csv_out.output.splitlines() == ["name", "Brentwood School", "St John's College"]
+    table = run("sparql", path, query)
+    assert "Brentwood School" in table.output and "St John's College" in table.output
+
+
+def test_sparql_syntax_error_exits_nonzero_with_message(demo_store):
+    path, _ = demo_store
+    result = run("sparql", path, "SELECT WHERE {")
+    assert result.exit_code == 5
+    assert "Error: SPARQL syntax error" in result.output
+
+
+def test_sparql_refuses_update_text(demo_store):
+    path, _ = demo_store
+    result = run("sparql", path, "DELETE WHERE { ?s ?p ?o }")
+    assert result.exit_code == 5
+    assert "update" in result.output
+    assert json.loads(run("stats", path, "--format", "json").output)["triples"] > 0
+
+
+def test_entity_shows_label_description_aliases_and_facts(demo_store):
+    path, _ = demo_store
+    result = run("entity", path, "Q42", "--format", "json")
+    assert result.exit_code == 0, result.output
+    view = json.loads(result.output)
+    assert view["label"] == "Douglas Adams"
+    assert view["description"] == "English writer and humorist (1952–2001)"
+    assert view["aliases"] == ["Douglas Noel Adams", "Douglas Noël Adams", "DNA"]
+    educated = sorted(f["value"] for f in view["facts"] if f["relation"] == "educated at")
+    assert educated == ["Brentwood School", "St John's College"]
+    table = run("entity", path, "wd:Q42")
+    assert "Douglas Adams  [wd:Q42]" in table.output and "educated at" in table.output
+
+
+def test_entity_unknown_is_an_error(demo_store):
+    path, _ = demo_store
+    result = run("entity", path, "Q99999999")
+    assert result.exit_code == 1
+    assert "no entity 'Q99999999'" in result.output
+
+
+def test_stats_json(demo_store):
+    path, _ = demo_store
+    stats = json.loads(run("stats", path, "--format", "json").output)
+    assert stats["ingest_runs"] == 1
+    assert stats["relations"] == 21
+    assert stats["rejected_lines"] == 0
+
+
+def test_reingest_is_a_noop_unless_forced(demo_store, sample_dir):
+    path, _ = demo_store
+    before = json.loads(run("stats", path, "--format", "json").output)
+    again = run("ingest", path, "wikidata-json", sample_dir / "sample-wikidata.json")
+    assert again.exit_code == 0
+    assert "already loaded" in again.output
+    forced = run("ingest", path, "wikidata-json", sample_dir / "sample-wikidata.json", "--force", "--format", "json")
+    assert forced.exit_code == 0, forced.output
+    after = json.loads(run("stats", path, "--format", "json").output)
+    assert after["triples"] == before["triples"]
+    assert after["statements"] == before["statements"]
+
+
+def test_unknown_format_and_missing_store(tmp_path, sample_dir):
+    bad = run("ingest", tmp_path / "s", "yaml", sample_dir / "sample-wikidata.json")
+    assert bad.exit_code == 2
+    assert "Invalid value for 'FORMAT'" in bad.output
+    missing = run("stats", tmp_path / "nowhere")
+    assert missing.exit_code == 3
+    assert "kgstore init" in missing.output
+
+
+def test_max_errors_fails_with_clear_message_and_keeps_good_lines(tmp_path, shared_data):
+    store = tmp_path / "s"
+    assert run("init", store).exit_code == 0
+    result = run("ingest", store, "wikidata-json", shared_data / "formats/wikidata_json/wdtk_mock-dump-with-bugs.json",
+                 "--max-errors", "0")
+    assert result.exit_code == 7
+    assert "exceeded --max-errors 0" in result.output
+    rejects = json.loads(run("rejects", store, "--format", "json").output)
+    assert rejects and all(r["reason"] for r in rejects)
+    assert json.loads(run("stats", store, "--format", "json").output)["triples"] > 0
