@@ -12,7 +12,8 @@ from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
 from ._registry import LOADERS, loader_for
 from ._store import EntityView, Fact, Store
 from .config import GraphConfig, IndexConfig, LLMConfig, StoreConfig
-from .errors import (EncoderMismatchError, GraphError, IngestError, KgstoreError, LLMUnavailableError,
+from .errors import (CypherSyntaxError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
+                     KgstoreError, LLMUnavailableError,
                      MalformedRecordError, QAError, QueryError, ReadOnlyError, SchemaVersionError,
                      StoreClosedError, StoreError, StoreLockedError, StoreNotFoundError, TooManyErrorsError,
                      TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError)
@@ -28,4 +29,5 @@ __all__ = [
     "SchemaVersionError", "ReadOnlyError", "QueryError", "IngestError", "UnknownFormatError",
     "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",
     "EncoderMismatchError", "QAError", "LLMUnavailableError", "UnsafeQueryError", "__version__",
+    "GraphNotSyncedError", "CypherSyntaxError",
 ]
