@@ -173,11 +173,11 @@ class Catalog:
         facts = [t for t in triples if is_fact(t)]
         if not facts:
             return None
-        cols = list(zip(*facts))
+        # One list per field: zip(*facts) is several times slower on big batches.
         return pa.table([
-            pa.array(cols[0], pa.string()), pa.array(cols[1], pa.string()),
-            pa.array(cols[2], pa.string()), pa.array(cols[3], pa.bool_()),
-            pa.array(cols[4], pa.string()), pa.array(cols[5], pa.string()),
+            pa.array([t.s for t in facts], pa.string()), pa.array([t.p for t in facts], pa.string()),
+            pa.array([t.o for t in facts], pa.string()), pa.array([t.literal for t in facts], pa.bool_()),
+            pa.array([t.datatype for t in facts], pa.string()), pa.array([t.lang for t in facts], pa.string()),
             pa.array([run_id] * len(facts), pa.int32()),
         ], schema=_STATEMENT_SCHEMA)
 
@@ -301,7 +301,8 @@ class Catalog:
         """)
         con.execute("""
             INSERT INTO relations (iri, id)
-            SELECT DISTINCT p, NULL FROM statements WHERE p NOT IN (SELECT iri FROM relations)
+            SELECT DISTINCT p, regexp_extract(p, '[^/#]*$') FROM statements
+            WHERE p NOT IN (SELECT iri FROM relations)
             ON CONFLICT DO NOTHING
         """)
         con.execute("""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,6 +43,11 @@ class IngestSummary:
 
 
 ProgressCallback = Callable[[IngestProgress], None]
+
+# With a parsing worker, catalog commits gather batches up to this many triples, or the
+# batches of this many seconds (see _Committer).
+GROUP_TRIPLES = 300_000
+GROUP_SECONDS = 5.0
 
 
 def fingerprint(path: str) -> str:
@@ -98,16 +104,30 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
 
     summary = IngestSummary(path, fmt, run_id, "failed", resumed_from_line=start.line_no if start else 0)
     try:
-        # Parsing runs in a worker process for big files (kgstore/_pipeline.py); closing
-        # the stream stops it, whatever ends the loop.
-        with contextlib.closing(prepared_batches(loader, path, options, start, run_id,
-                                                 worker=use_worker(path))) as batches:
-            for batch in batches:
-                _commit(store, run_id, path, batch, counts)
+        worker = use_worker(path)
+        committer = _Committer(store, run_id, os.path.abspath(path), counts, grouped=worker)
+
+        def report(done: list[list[PreparedBatch]]) -> None:
+            for group in done:
                 if progress:
-                    progress(IngestProgress(batch.raw_position, size, counts, time.monotonic() - started))
-                if max_errors is not None and counts["rejected"] > max_errors:
-                    raise TooManyErrorsError(path, counts["rejected"], max_errors)
+                    progress(IngestProgress(group[-1].raw_position, size, counts, time.monotonic() - started))
+
+        # Big files are parsed in a worker process (kgstore/_pipeline.py) and committed in
+        # groups (_Committer); closing the stream stops the worker, whatever ends the loop.
+        with contextlib.closing(prepared_batches(loader, path, options, start, run_id, worker=worker)) as batches:
+            try:
+                for batch in batches:
+                    report(committer.add(batch))
+                    if max_errors is not None and committer.pending["rejected"] > max_errors:
+                        report(committer.finish())
+                        raise TooManyErrorsError(path, counts["rejected"], max_errors)
+                report(committer.finish())
+            except TruncatedInputError:
+                report(committer.finish())  # what was read before the end, as without grouping
+                raise
+            except BaseException:
+                committer.abandon()
+                raise
         with store.catalog.transaction() as con:
             _finalize(con, loader)
             Catalog.end_run(con, run_id, "done")
@@ -137,12 +157,119 @@ def _finalize(con, loader) -> None:
         finalize_catalog(con)
 
 
-def _commit(store: Store, run_id: int, path: str, batch: PreparedBatch, counts: Counter) -> None:
-    store.add_ntriples(batch.ntriples)
-    counts.update(batch.counts)
-    counts["triples"] += batch.n_triples
-    counts["rejected"] += len(batch.rejected)
-    with store.catalog.transaction() as con:
-        counts["facts"] += Catalog.write_rows(con, run_id, batch.facts, batch.entities, batch.relations,
-                                              batch.rejected, os.path.abspath(path))
-        Catalog.checkpoint(con, run_id, batch.checkpoint.offset, batch.checkpoint.line_no, dict(counts))
+class _Committer:
+    """Commits prepared batches in groups of consecutive ones: a group's triples go to
+    Oxigraph, then its catalog rows and its last batch's checkpoint go to DuckDB in one
+    transaction. A kill in between resumes from the previous checkpoint and adds the same
+    triples to Oxigraph again, which changes nothing.
+
+    Without ``grouped`` a group is one batch, committed before :meth:`add` returns. With
+    it (when a worker parses), a group gathers batches up to :data:`GROUP_TRIPLES`
+    triples (or :data:`GROUP_SECONDS`), and its DuckDB transaction runs in a thread while
+    the next batches are bulk-loaded into Oxigraph (both release the GIL). Big commits
+    cost less per triple: DuckDB compresses new rows at each commit and recompresses a
+    partly filled row group (122,880 rows) each time, so it spends a third of what
+    commits of one batch cost; Oxigraph's bulk load writes and merges fewer files (a
+    quarter less CPU for 300,000 triples than for 70,000). Bulk-loading each batch as it
+    comes, to keep this core busy while the worker parses, measured slower on a machine
+    shared with other work: CPU time is what counts there.
+
+    ``counts`` always describes what the catalog's checkpoint holds; ``pending`` adds the
+    batches handed over since.
+    """
+
+    def __init__(self, store: Store, run_id: int, file: str, counts: Counter, *, grouped: bool):
+        self.store, self.run_id, self.file, self.counts, self.grouped = store, run_id, file, counts, grouped
+        self.pending = Counter(counts)
+        self._group: list[PreparedBatch] = []
+        self._group_triples = 0
+        self._submitted = 0
+        self._group_started = 0.0
+        self._thread: threading.Thread | None = None
+        self._in_flight: tuple[list[PreparedBatch], Counter] | None = None
+        self._error: BaseException | None = None
+
+    def add(self, batch: PreparedBatch) -> list[list[PreparedBatch]]:
+        """Take ``batch``; returns the groups whose catalog transaction ended meanwhile."""
+        pending = self.pending
+        pending.update(batch.counts)
+        pending["triples"] += batch.n_triples
+        pending["rejected"] += len(batch.rejected)
+        pending["facts"] += batch.facts.num_rows if batch.facts is not None else 0
+        if not self._group:
+            self._group_started = time.monotonic()
+        self._group.append(batch)
+        self._group_triples += batch.n_triples
+        if not self.grouped:
+            group = self._take_group()
+            self.store.add_ntriples(batch.ntriples)
+            self._write(group, Counter(pending))
+            self._committed(Counter(pending))
+            return [group]
+        # The first groups are smaller (a quarter, a half), so that Oxigraph starts while
+        # the worker is still parsing the first batches.
+        limit = GROUP_TRIPLES >> max(0, 2 - self._submitted)
+        if self._group_triples >= limit or time.monotonic() - self._group_started >= GROUP_SECONDS:
+            return self._submit()
+        return []
+
+    def finish(self) -> list[list[PreparedBatch]]:
+        """Commit the open group and wait until the catalog holds everything taken."""
+        done = self._submit() if self._group else []
+        return done + self.drain()
+
+    def abandon(self) -> None:
+        """On the way out of an error: let the transaction in flight end (its own error,
+        if any, gives way to the one being raised) and drop the open group, whose batches
+        the next run reads again from the checkpoint."""
+        try:
+            self.drain()
+        except BaseException:  # noqa: BLE001
+            pass
+
+    def drain(self) -> list[list[PreparedBatch]]:
+        """Wait for the transaction in flight; returns its group (raises its error)."""
+        if self._thread is None:
+            return []
+        self._thread.join()
+        self._thread = None
+        group, after = self._in_flight
+        self._in_flight = None
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        self._committed(after)
+        return [group]
+
+    def _take_group(self) -> list[PreparedBatch]:
+        group, self._group, self._group_triples = self._group, [], 0
+        return group
+
+    def _submit(self) -> list[list[PreparedBatch]]:
+        self._submitted += 1
+        group = self._take_group()
+        # Oxigraph first: the checkpoint must never get ahead of it.
+        self.store.add_ntriples(group[0].ntriples if len(group) == 1 else b"".join(b.ntriples for b in group))
+        done = self.drain()
+        self._in_flight = (group, Counter(self.pending))
+        self._thread = threading.Thread(target=self._write_in_thread, name="kgstore-ingest-catalog", daemon=True)
+        self._thread.start()
+        return done
+
+    def _write_in_thread(self) -> None:
+        try:
+            self._write(*self._in_flight)
+        except BaseException as exc:  # noqa: BLE001 - raised by drain() in the caller's thread
+            self._error = exc
+
+    def _write(self, group: list[PreparedBatch], after: Counter) -> None:
+        with self.store.catalog.transaction() as con:
+            for batch in group:
+                Catalog.write_rows(con, self.run_id, batch.facts, batch.entities, batch.relations,
+                                   batch.rejected, self.file)
+            last = group[-1].checkpoint
+            Catalog.checkpoint(con, self.run_id, last.offset, last.line_no, dict(after))
+
+    def _committed(self, after: Counter) -> None:
+        self.counts.clear()
+        self.counts.update(after)

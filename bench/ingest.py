@@ -1,0 +1,256 @@
+"""Ingest benchmark: kgstore's Wikidata JSON ingest against pyoxigraph's raw bulk_load.
+
+    python bench/ingest.py                      # N=100,000 entities
+    python bench/ingest.py --entities 50000 --gzip --keep bench/out/50k
+
+In one run it
+
+1. generates, deterministically, a Wikidata JSON dump of N entities shaped like the real
+   samples in ../shared/data/formats/wikidata_json/ (see bench/_wikidata_gen.py), and the
+   N-Triples a correct truthy, English-only load must produce (written by the generator
+   from what it generated, not by kgstore's loader);
+2. times (a) ``kgstore.ingest(store, "wikidata-json", dump)`` into a fresh store, and
+   (b) ``pyoxigraph.Store(dir).bulk_load(path=expected.nt)`` into a fresh on-disk store,
+   each in its own subprocess, sampling the process tree's resident memory (the sum over
+   the process and its children, e.g. the parsing worker) to report peak RSS;
+3. checks (a)'s store: its triple count equals the number of distinct expected triples,
+   the catalog holds one statements row per expected wdt: fact, and a sample of expected
+   triples is there (ASK) while a sample of triples a correct load must not give
+   (deprecated-rank values, non-English labels) is not.
+
+It prints triples/s for both, the ratio a/b, peak RSS and CPU seconds, and exits non-zero
+when the check fails. ``--keep DIR`` keeps the generated files and stores (and reuses the
+generated files when a later run asks for the same N, seed and compression). On a machine
+shared with other work, ``--repeat R`` times each job R times, alternating, and keeps
+each one's fastest run; the CPU seconds show the cost when the wall clock is noisy.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import _wikidata_gen as gen  # noqa: E402
+
+SEED = 20240501
+
+
+# -- child processes: the two timed jobs -------------------------------------------------
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its waited-for children (the parsing worker)."""
+    import resource
+
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def _child_ingest(store_dir: str, dump: str) -> dict:
+    from kgstore import Store, ingest
+    from kgstore.records import LoadOptions
+
+    Store.init(store_dir).close()
+    cpu = _cpu_seconds()
+    started = time.perf_counter()
+    with Store.open(store_dir) as store:
+        summary = ingest(store, "wikidata-json", dump, options=LoadOptions(languages=("en",)))
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "cpu": _cpu_seconds() - cpu, "status": summary.status, "counts": summary.counts}
+
+
+def _child_bulk_load(ox_dir: str, nt: str) -> dict:
+    import pyoxigraph as ox
+
+    cpu = _cpu_seconds()
+    started = time.perf_counter()
+    store = ox.Store(ox_dir)
+    store.bulk_load(path=nt, format=ox.RdfFormat.N_TRIPLES)
+    store.flush()
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "cpu": _cpu_seconds() - cpu, "triples": len(store)}
+
+
+CHILD_JOBS = {"ingest": _child_ingest, "bulk_load": _child_bulk_load}
+
+
+# -- memory of a process tree --------------------------------------------------------------
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        pass
+    return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            pass
+    return out
+
+
+class TreeMemory(threading.Thread):
+    """Samples the summed RSS of a process and its descendants (sums count pages shared
+    by a forked worker twice, so this errs high)."""
+
+    def __init__(self, pid: int, every: float = 0.05):
+        super().__init__(daemon=True)
+        self.pid, self.every = pid, every
+        self.peak_kib = 0
+        self.peak_processes = 0
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            pids = _descendants(self.pid)
+            total = sum(_rss_kib(p) for p in pids)
+            if total > self.peak_kib:
+                self.peak_kib, self.peak_processes = total, len(pids)
+            self._halt.wait(self.every)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join()
+
+
+def run_child(job: str, *args: str) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", job, *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    memory = TreeMemory(proc.pid)
+    memory.start()
+    out, _ = proc.communicate()
+    memory.stop()
+    if proc.returncode != 0:
+        raise SystemExit(f"{job} failed with exit code {proc.returncode}")
+    result = json.loads(out.strip().splitlines()[-1])
+    result["peak_rss_mib"] = memory.peak_kib / 1024
+    return result
+
+
+# -- generation (cached under --keep) ------------------------------------------------------
+def generate(workdir: Path, entities: int, gzipped: bool) -> tuple[Path, Path, gen.GeneratedDump, float]:
+    dump = workdir / ("dump.json.gz" if gzipped else "dump.json")
+    nt = workdir / "expected.nt"
+    meta = workdir / "generated.json"
+    key = {"entities": entities, "seed": SEED, "gzip": gzipped, "generator": gen.VERSION}
+    if meta.exists() and dump.exists() and nt.exists():
+        saved = json.loads(meta.read_text())
+        if saved.get("key") == key:
+            return dump, nt, gen.GeneratedDump(**saved["result"]), 0.0
+    started = time.perf_counter()
+    result = gen.generate_files(entities, str(dump), str(nt), gzipped=gzipped, seed=SEED,
+                                progress=lambda n: print(f"\r  generated {n:,} entities", end="", flush=True))
+    seconds = time.perf_counter() - started
+    print("\r", end="")
+    meta.write_text(json.dumps({"key": key, "result": result.__dict__}))
+    return dump, nt, result, seconds
+
+
+# -- verification ----------------------------------------------------------------------------
+def verify(store_dir: Path, expected: gen.GeneratedDump) -> list[str]:
+    import pyoxigraph as ox
+
+    from kgstore import Store
+
+    problems = []
+    with Store.open(store_dir, read_only=True) as store:
+        count = len(store.rdf)
+        if count != expected.expected_triples:
+            problems.append(f"store holds {count:,} triples, expected {expected.expected_triples:,}")
+        with store.catalog.connect() as con:
+            facts = con.execute("SELECT count(*) FROM statements").fetchone()[0]
+        if facts != expected.expected_facts:
+            problems.append(f"catalog holds {facts:,} statements rows, expected {expected.expected_facts:,} wdt: facts")
+        for line, want in [(s, True) for s in expected.samples] + [(a, False) for a in expected.absent]:
+            triple = next(iter(ox.parse(line.encode("utf-8"), ox.RdfFormat.N_TRIPLES)))
+            found = bool(store.rdf.query("ASK { ?s ?p ?o }", substitutions={
+                ox.Variable("s"): triple.subject, ox.Variable("p"): triple.predicate,
+                ox.Variable("o"): triple.object}))
+            if found != want:
+                problems.append(("missing: " if want else "must not be there: ") + line)
+    return problems
+
+
+# -- main ------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--entities", type=int, default=100_000, help="entities in the dump (default 100000)")
+    parser.add_argument("--gzip", action="store_true", help="write and ingest a .json.gz dump")
+    parser.add_argument("--keep", metavar="DIR", help="keep (and reuse) generated files and stores in DIR")
+    parser.add_argument("--repeat", type=int, default=1, metavar="R",
+                        help="time (a) and (b) R times each, alternating, and keep each one's fastest run "
+                             "(for a machine shared with other work; default 1)")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        job, *rest = args.child
+        print(json.dumps(CHILD_JOBS[job](*rest)))
+        return 0
+
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kgstore-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        print(f"kgstore ingest benchmark: {args.entities:,} entities{' (gzip)' if args.gzip else ''} in {workdir}")
+        dump, nt, expected, gen_seconds = generate(workdir, args.entities, args.gzip)
+        print(f"  dump: {dump.stat().st_size / 2**20:,.1f} MiB on disk ({expected.json_bytes / 2**20:,.1f} MiB of JSON, "
+              f"{expected.json_bytes / max(1, expected.entities):,.0f} bytes/entity); expected: "
+              f"{expected.expected_triples:,} triples ({expected.expected_facts:,} wdt: facts)"
+              + (f"; generated in {gen_seconds:.1f} s" if gen_seconds else "; reused"))
+        a = b = None
+        for attempt in range(max(1, args.repeat)):
+            for name in ("store", "raw-oxigraph"):
+                shutil.rmtree(workdir / name, ignore_errors=True)
+            print("  (a) kgstore ingest ...", end="", flush=True)
+            ra = run_child("ingest", str(workdir / "store"), str(dump))
+            print(f" {ra['seconds']:.1f} s;  (b) pyoxigraph bulk_load ...", end="", flush=True)
+            rb = run_child("bulk_load", str(workdir / "raw-oxigraph"), str(nt))
+            print(f" {rb['seconds']:.1f} s  (load average {os.getloadavg()[0]:.1f})", flush=True)
+            a = ra if a is None or ra["seconds"] < a["seconds"] else a
+            b = rb if b is None or rb["seconds"] < b["seconds"] else b
+        problems = verify(workdir / "store", expected)
+
+        a_rate = expected.expected_triples / a["seconds"]
+        b_rate = b["triples"] / b["seconds"]
+        print()
+        print(f"  {'':28}{'seconds':>10}{'triples/s':>12}{'peak RSS':>12}{'CPU s':>8}")
+        for name, r, rate in (("(a) kgstore ingest", a, a_rate), ("(b) pyoxigraph bulk_load", b, b_rate)):
+            print(f"  {name:28}{r['seconds']:>10.1f}{rate:>12,.0f}{r['peak_rss_mib']:>9,.0f} MiB{r['cpu']:>8.1f}")
+        print(f"  ratio a/b: {a_rate / b_rate:.2f}   (entities/s in (a): {expected.entities / a['seconds']:,.0f}; "
+              f"CPU seconds b/a: {b['cpu'] / a['cpu']:.2f}; load average now: {os.getloadavg()[0]:.1f})")
+        print(f"  ingest counts: {json.dumps(a['counts'], sort_keys=True)}")
+        if problems:
+            print(f"  CHECK FAILED ({len(problems)} problems):")
+            for p in problems[:20]:
+                print(f"    {p}")
+            return 1
+        print(f"  check: OK ({expected.expected_triples:,} triples, {len(expected.samples)} present and "
+              f"{len(expected.absent)} absent triples spot-checked)")
+        return 0
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

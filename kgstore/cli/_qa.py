@@ -1,0 +1,246 @@
+"""`kgstore ask` and `kgstore eval`: question answering from the store, and its scores."""
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import click
+
+from ._common import STORE_ARG, emit_rows, format_option, is_interactive, open_store, stderr_console
+
+_METHOD_HELP = "QA method: pseudo-graph (grounded, the default), qsm or io (the baselines)."
+
+
+def _method_names() -> list[str]:
+    from qa.methods import method_names
+
+    return method_names()
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict:
+    """``-o top_k=5 -o threshold=0.6`` → {"top_k": 5, "threshold": 0.6} (JSON values, else strings)."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+        try:
+            out[key.strip().replace("-", "_")] = json.loads(value)
+        except ValueError:
+            out[key.strip().replace("-", "_")] = value
+    return out
+
+
+def _load_llm(ctx, store):
+    """The store's configured LLM, assembling the packaged model (with a progress bar) on
+    first use. A program embedding the CLI may pass its own as ``obj={"llm": ...}``."""
+    from qa.llm import llm_from_config
+
+    if isinstance(ctx.obj, dict) and ctx.obj.get("llm") is not None:
+        return ctx.obj["llm"]
+    if not is_interactive():
+        return llm_from_config(store.config.llm)
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    with Progress(TextColumn("assembling the packaged model"), BarColumn(), DownloadColumn(),
+                  console=stderr_console(), transient=True) as progress:
+        task = progress.add_task("model", total=None)
+        return llm_from_config(store.config.llm,
+                               progress=lambda done, total: progress.update(task, completed=done, total=total))
+
+
+def _make_method(store, llm, name: str, options: dict):
+    from qa.methods import QAContext, make_method
+
+    try:
+        return make_method(name, QAContext(store=store, llm=llm), **options)
+    except TypeError as exc:  # an option the method does not take
+        raise click.UsageError(f"method {name}: {exc}") from exc
+
+
+def _status(message: str):
+    if is_interactive():
+        return stderr_console().status(message)
+    return contextlib.nullcontext()
+
+
+@click.command("ask")
+@STORE_ARG
+@click.argument("question")
+@click.option("--method", "-m", default="pseudo-graph", show_default=True, metavar="NAME", help=_METHOD_HELP)
+@click.option("--trace", is_flag=True, help="Show every intermediate step (prompts, outputs, retrieval, pruning).")
+@click.option("--allow-parametric", is_flag=True,
+              help="When the store has no answer, let the model answer from its own knowledge (flagged as such).")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+              help="A method option, e.g. -o threshold=0.6 -o top_k=10 (repeatable).")
+@format_option("table", "json")
+@click.pass_context
+def ask_cmd(ctx, store, question, method, trace, allow_parametric, options, fmt):
+    """Answer QUESTION from STORE, with the evidence triples it rests on, or refuse.
+
+    \b
+    The pseudo-graph method (default) has the local LLM sketch the knowledge the question
+    needs as Cypher, looks every piece up in the semantic index, keeps the store facts that
+    match, lets the LLM correct its sketch against them, and answers only with entities or
+    values found in those facts. Otherwise it refuses ("not in the store").
+    It needs `kgstore index STORE` first. The LLM is configured in STORE/kgstore.toml [llm]
+    (default: the packaged Qwen2.5-Coder-1.5B-Instruct GGUF, run in-process by llama.cpp).
+
+    \b
+    Examples:
+      kgstore ask ./mystore "Who covers more countries, the Andes or the Himalayas?"
+      kgstore ask ./mystore "Which countries does the Andes cover?" --trace
+      kgstore ask ./mystore "..." --method qsm --format json
+    """
+    if method not in _method_names():
+        from kgstore.errors import UnknownMethodError
+
+        raise UnknownMethodError(method, _method_names())
+    st = open_store(ctx, store, read_only=True)
+    llm = _load_llm(ctx, st)
+    qa_method = _make_method(st, llm, method, _parse_options(options))
+    with _status(f"answering with {method}..."):
+        result = qa_method.answer(question, allow_parametric=allow_parametric)
+    if fmt == "json":
+        doc = result.to_dict(trace=True)
+        click.echo(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
+        return
+    _print_answer(result, st, trace=trace)
+
+
+def _print_answer(result, store, *, trace: bool) -> None:
+    from rich.console import Console
+
+    from kgstore.terms import shorten
+
+    console = Console(width=max(100, Console().width))
+    prefixes = store.config.prefixes
+    if result.refused:
+        console.print(f"[bold yellow]Refused[/] ({result.refusal.reason}): {result.refusal.message}")
+    else:
+        flag = "  [magenta](from the model's own knowledge, not the store)[/]" if result.parametric else ""
+        for label, iri in zip(result.answers, result.answer_iris):
+            console.print(f"[bold green]Answer:[/] {label}" + (f"  [dim]{shorten(iri, prefixes)}[/]" if iri else "")
+                          + flag)
+    if result.evidence:
+        rows = [{"subject": f"{e.s_label or ''} ({shorten(e.s, prefixes)})",
+                 "relation": f"{e.p_label or ''} ({shorten(e.p, prefixes)})",
+                 "object": e.o if e.literal else f"{e.o_label or ''} ({shorten(e.o, prefixes)})"}
+                for e in result.evidence]
+        emit_rows(rows, ["subject", "relation", "object"], "table", title="Evidence")
+    t = result.tokens
+    console.print(f"[dim]{result.method}: {result.seconds:.1f} s, {t.calls} LLM calls, "
+                  f"{t.prompt} prompt + {t.completion} generated tokens[/]")
+    if trace:
+        console.rule("trace")
+        console.print_json(json.dumps(result.trace, ensure_ascii=False, default=str))
+
+
+@click.command("eval")
+@STORE_ARG
+@click.option("--dataset", "-d", type=click.Choice(["metaqa", "pathquestion", "wc2014"]), required=True,
+              help="Benchmark: MetaQA (movies), PathQuestion (PQ-2H/3H) or WorldCup2014 (WC-P1/P2).")
+@click.option("--hops", type=int, default=1, show_default=True,
+              help="Question hops: MetaQA 1/2/3, PathQuestion 2/3, WorldCup2014 1/2.")
+@click.option("--split", default="dev", show_default=True, help="Split file (MetaQA: dev; the others have none).")
+@click.option("--method", "-m", "methods", multiple=True, metavar="NAME",
+              help="QA method to score (repeat to compare side by side; default pseudo-graph). "
+                   "Known: pseudo-graph, qsm, io.")
+@click.option("--limit", type=int, default=100, show_default=True, help="Questions to score (0 = all).")
+@click.option("--sample", type=click.Choice(["spread", "head"]), default="spread", show_default=True,
+              help="Which questions: evenly spread over the file, or the first ones.")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder holding metaqa/, pathquestion/, wc2014/ (default: ../shared/data/qa when present).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Report folder (default: ./eval-reports/DATASET-HOPShop-SPLIT).")
+@click.option("--resume", is_flag=True, help="Reuse answers already in OUT/results-METHOD.jsonl.")
+@click.option("--allow-parametric", is_flag=True, help="Let methods fall back to the model's own knowledge.")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+              help="A method option passed to every method, e.g. -o threshold=0.6.")
+@format_option("table", "json")
+@click.pass_context
+def eval_cmd(ctx, store, dataset, hops, split, methods, limit, sample, data_dir, out_dir, resume, allow_parametric,
+             options, fmt):
+    """Score QA methods on a benchmark whose KB is loaded in STORE.
+
+    \b
+    Prints Hits@1, F1, refusal rate, hallucinated-identifier rate (answers whose IRI is not
+    in the store), latency p50/p90 and tokens per question, and writes report.json (every
+    question with its answers), report.md and report.png to OUT. Only MetaQA questions the
+    partial KB can answer are scored (answerable_flags/). Each answer is saved as it
+    completes, so an interrupted run continues with --resume.
+
+    \b
+    Example (load the KB first: kgstore ingest ./metaqa tsv ../shared/data/qa/metaqa/kb_partial.txt,
+    then kgstore index ./metaqa):
+      kgstore eval ./metaqa --dataset metaqa --hops 1 --split dev -m io -m qsm -m pseudo-graph --limit 100
+    """
+    from qa.eval import read_dataset, run_eval, select_items, write_report
+
+    methods = list(methods) or ["pseudo-graph"]
+    unknown = [m for m in methods if m not in _method_names()]
+    if unknown:
+        from kgstore.errors import UnknownMethodError
+
+        raise UnknownMethodError(unknown[0], _method_names())
+    data_dir = data_dir or default_data_dir()
+    ds = read_dataset(dataset, hops=hops, split=split, data_dir=data_dir)
+    items = select_items(ds.items, limit or None, sample=sample)
+    out_dir = out_dir or Path("eval-reports") / f"{dataset}-{hops}hop-{split}"
+    st = open_store(ctx, store, read_only=True)
+    llm = _load_llm(ctx, st)
+    method_options = _parse_options(options)
+    runs = []
+    for name in methods:
+        qa_method = _make_method(st, llm, name, method_options)
+        with _eval_progress(name, len(items)) as on_progress:
+            run = run_eval(qa_method, items, store=st, allow_parametric=allow_parametric,
+                           results_path=out_dir / f"results-{name}.jsonl", resume=resume, progress=on_progress)
+        run.params = {"allow_parametric": allow_parametric, **method_options}
+        runs.append(run)
+    meta = {"store": str(Path(store).resolve()), "dataset": ds.describe(), "questions": len(items), "sample": sample,
+            "llm": llm.describe(), "methods": methods}
+    paths = write_report(out_dir, runs, meta)
+    if fmt == "json":
+        click.echo(json.dumps({"summary": [{"method": r.method, **r.summary} for r in runs],
+                               "report": {k: str(v) for k, v in paths.items()}}, indent=2))
+        return
+    from qa.eval._report import TABLE_COLUMNS, format_cell, summary_rows
+
+    rows = [{h: format_cell(k, row.get(k)) for k, h in TABLE_COLUMNS} for row in summary_rows(runs)]
+    emit_rows(rows, [h for _, h in TABLE_COLUMNS], "table",
+              title=f"{dataset} {hops}-hop {split}: {len(items)} of {len(ds.items)} scorable questions")
+    click.echo(f"report: {paths['md']}  {paths['json']}  {paths['png']}")
+
+
+def default_data_dir() -> Path:
+    """``../shared/data/qa`` from the working directory, else beside the source checkout."""
+    candidates = [Path.cwd().parent / "shared" / "data" / "qa",
+                  Path(__file__).resolve().parents[3] / "shared" / "data" / "qa"]
+    for c in candidates:
+        if c.is_dir():
+            return c
+    raise click.UsageError("no QA data folder found; pass --data-dir pointing at the folder that holds "
+                           "metaqa/, pathquestion/ and wc2014/")
+
+
+@contextlib.contextmanager
+def _eval_progress(method: str, total: int):
+    if not is_interactive():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn(f"[bold]{method}[/]"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("Hits@1 {task.fields[hits]:.2f}  {task.fields[sec]:.1f} s/q"), TimeRemainingColumn(),
+                  console=stderr_console()) as progress:
+        task = progress.add_task(method, total=total, hits=0.0, sec=0.0)
+        state = {"hits": 0.0, "sec": 0.0}
+
+        def update(done, total_, record):
+            state["hits"] += record["hits@1"]
+            state["sec"] += record["seconds"]
+            progress.update(task, completed=done, hits=state["hits"] / done, sec=state["sec"] / done)
+
+        yield update

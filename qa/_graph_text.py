@@ -1,0 +1,85 @@
+"""Triples as prompt text and back. Pure functions.
+
+One line per subject and relation, values joined by ``; ``, optionally counted:
+``Andes | country | Peru; Chile; Bolivia (3 values)``. Grouping keeps prompts short (every
+token costs time on a CPU); counts hand a small model the number it would otherwise get
+wrong when it answers, but are left out where it writes lists (it copies them badly).
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from ._grounding import normalise_label
+
+_COUNT = re.compile(r"\s*\(\d+ values?\)")
+SEPARATOR = "; "
+
+
+def triple_lines(triples: Iterable[tuple[str, str, str]], *, counts: bool = False) -> str:
+    """``(s, r, o)`` triples as grouped lines, in first-seen order of (s, r); with
+    ``counts``, lines with several values end with ``(n values)``."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for s, r, o in triples:
+        values = groups.setdefault((s, r), [])
+        if o not in values:
+            values.append(o)
+    lines = []
+    for (s, r), values in groups.items():
+        count = f" ({len(values)} values)" if counts and len(values) > 1 else ""
+        lines.append(f"{s} | {r} | {SEPARATOR.join(values)}{count}")
+    return "\n".join(lines)
+
+
+def parse_triple_lines(text: str) -> list[tuple[str, str, str]]:
+    """The triples in ``text``'s ``s | r | o1; o2`` lines (other lines ignored), without repeats."""
+    out: dict[tuple[str, str, str], None] = {}
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.strip().strip("-*").split("|")]
+        if len(parts) != 3 or not all(parts):
+            continue
+        s, r, objects = parts
+        for o in _COUNT.sub("", objects).split(";"):  # counts copied anywhere are dropped
+            if o.strip():
+                out[(s, r, o.strip())] = None
+    return list(out)
+
+
+def labelled(triples: Sequence) -> list[tuple[str, str, str]]:
+    """Evidence records as ``(subject label, relation label, object label)``."""
+    return [(e.s_label or e.s, e.p_label or e.p, e.o if e.literal else (e.o_label or e.o)) for e in triples]
+
+
+def align_to_ground(fixed: Sequence[tuple[str, str, str]], ground: Sequence[tuple[str, str, str]]
+                    ) -> tuple[list[tuple[str, str, str]], dict[str, list[str]]]:
+    """Snap the model's fixed graph onto the ground graph it was verified against.
+
+    A small model rewriting lists drops or invents values; the ground graph is the
+    authority. Each (subject, relation) the fixed graph names that the ground graph also
+    has takes the ground graph's values, all of them; another line stays only when both its
+    subject and its value are ground-graph names (a relation said in other words, or read
+    backwards), and is otherwise dropped as unsupported.
+    Returns the aligned triples and what changed, for the trace.
+    """
+    by_pair: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    names: set[str] = set()
+    for s, r, o in ground:
+        by_pair.setdefault((normalise_label(s), normalise_label(r)), []).append((s, r, o))
+        names.update((normalise_label(s), normalise_label(o)))
+    aligned: dict[tuple[str, str, str], None] = {}
+    notes: dict[str, list[str]] = {"completed": [], "dropped": []}
+    done: set[tuple[str, str]] = set()
+    for s, r, o in fixed:
+        pair = (normalise_label(s), normalise_label(r))
+        if pair in by_pair:
+            if pair not in done:
+                done.add(pair)
+                before = len(aligned)
+                aligned.update(dict.fromkeys(by_pair[pair]))
+                if (s, r, o) not in by_pair[pair] or len(aligned) - before > 1:
+                    notes["completed"].append(f"{s} | {r}")
+        elif pair[0] in names and normalise_label(o) in names:
+            aligned[(s, r, o)] = None  # both ends are ground entities: a relation said in other words
+        else:
+            notes["dropped"].append(f"{s} | {r} | {o}")
+    return list(aligned), notes

@@ -1,0 +1,132 @@
+"""Tie LLM answer text to store terms, and check that answer IRIs exist in the store.
+
+Labels are compared after :func:`normalise_label`; the same function scores answers in
+``qa.eval``, so "grounded" and "correct" use one notion of "the same name".
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ._result import Evidence
+
+_ARTICLE = re.compile(r"^(?:the|a|an) ")
+_NON_WORD = re.compile(r"[^\w\s]|_")
+_SPACES = re.compile(r"\s+")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_ANSWER_MARK = re.compile(r"\{([^{}]+)\}")
+_LIST_SPLIT = re.compile(r"\s*(?:;|,|\band\b|\|)\s*")
+
+
+def normalise_label(text: str) -> str:
+    """Case, accents, underscores, punctuation and a leading article do not count:
+    ``"The_Little Colonel!"`` and ``"little colonel"`` are the same name."""
+    text = unicodedata.normalize("NFKD", str(text))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
+    if _NUMBER.fullmatch(text.strip()):
+        number = float(text)
+        return str(int(number)) if number.is_integer() else str(number)
+    text = _SPACES.sub(" ", _NON_WORD.sub(" ", text)).strip()
+    return _ARTICLE.sub("", text)
+
+
+def marked_answers(text: str) -> list[str]:
+    """The spans the model marked as answers with ``{...}``, in order, without duplicates."""
+    seen, out = set(), []
+    for span in _ANSWER_MARK.findall(text):
+        span = span.strip().strip('"').strip()
+        if span and normalise_label(span) not in seen:
+            seen.add(normalise_label(span))
+            out.append(span)
+    return out
+
+
+@dataclass(frozen=True)
+class StoreTerm:
+    """A store entity (``iri`` set) or literal (``iri`` None) an answer was matched to."""
+
+    label: str
+    iri: str | None
+
+
+def evidence_terms(evidence: Iterable[Evidence]) -> dict[str, StoreTerm]:
+    """Normalised label → the term, for every subject and object in ``evidence``."""
+    terms: dict[str, StoreTerm] = {}
+    for e in evidence:
+        if e.s_label:
+            terms.setdefault(normalise_label(e.s_label), StoreTerm(e.s_label, e.s))
+        if e.literal:
+            terms.setdefault(normalise_label(e.o), StoreTerm(e.o, None))
+        elif e.o_label:
+            terms.setdefault(normalise_label(e.o_label), StoreTerm(e.o_label, e.o))
+    terms.pop("", None)
+    return terms
+
+
+def ground_answers(answers: Sequence[str], evidence: Sequence[Evidence]) -> tuple[list[StoreTerm], list[str]]:
+    """Map answer strings to terms in ``evidence``: (grounded terms in order, unmatched strings).
+
+    A string that matches nothing as a whole but is a list ("Chile, Peru and Bolivia") is
+    matched item by item.
+    """
+    terms = evidence_terms(evidence)
+    grounded: list[StoreTerm] = []
+    unmatched: list[str] = []
+    for answer in answers:
+        term = terms.get(normalise_label(answer))
+        if term is not None:
+            pieces = [term]
+        else:
+            items = [p for p in _LIST_SPLIT.split(answer) if p.strip()]
+            pieces = [terms.get(normalise_label(p)) for p in items] if len(items) > 1 else [None]
+        if any(p is None for p in pieces):
+            unmatched.append(answer)
+            continue
+        for p in pieces:
+            if p not in grounded:
+                grounded.append(p)
+    return grounded, unmatched
+
+
+def evidence_mentioning(evidence: Sequence[Evidence], terms: Sequence[StoreTerm]) -> list[Evidence]:
+    """The evidence triples whose subject or object is one of ``terms``."""
+    iris = {t.iri for t in terms if t.iri}
+    literals = {normalise_label(t.label) for t in terms if t.iri is None}
+    return [e for e in evidence
+            if e.s in iris or (not e.literal and e.o in iris) or (e.literal and normalise_label(e.o) in literals)]
+
+
+def iris_missing_from_store(store, iris: Iterable[str | None]) -> list[str]:
+    """The IRIs among ``iris`` that name nothing in the store (neither in the catalog nor
+    in any triple). An answer with such an IRI would be a hallucinated identifier."""
+    wanted = sorted({i for i in iris if i})
+    if not wanted:
+        return []
+    with store.catalog.connect() as con:
+        known = {row[0] for row in con.execute(
+            "SELECT iri FROM entities WHERE list_contains(?, iri)", [wanted]).fetchall()}
+    missing = []
+    for iri in wanted:
+        if iri in known:
+            continue
+        if "<" in iri or ">" in iri or " " in iri:
+            missing.append(iri)
+            continue
+        if not store.query(f"ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s ?p <{iri}> }} }}"):
+            missing.append(iri)
+    return missing
+
+
+def terms_by_label(store, labels: Sequence[str]) -> list[StoreTerm | None]:
+    """Store entities whose label or alias equals each label (most popular first), for
+    methods that have no evidence to ground in (the IO baseline)."""
+    out: list[StoreTerm | None] = []
+    with store.catalog.connect() as con:
+        for label in labels:
+            row = con.execute(
+                "SELECT iri, label FROM entities WHERE lower(label) = lower(?) OR list_contains(aliases, ?) "
+                "ORDER BY popularity DESC LIMIT 1", [label.strip(), label.strip()]).fetchone()
+            out.append(StoreTerm(row[1], row[0]) if row else None)
+    return out

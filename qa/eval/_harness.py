@@ -1,0 +1,71 @@
+"""Run a QA method over benchmark questions and score every answer the same way.
+
+Each scored question is appended to a JSONL file as soon as it is done, so a long run
+that stops (Ctrl-C, a reboot) resumes where it left off with ``resume=True``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .._grounding import iris_missing_from_store
+from .._result import Answer
+from ._datasets import QAItem
+from ._metrics import f1, hits_at_1, summarise
+
+
+@dataclass
+class EvalRun:
+    method: str
+    records: list[dict]
+    summary: dict
+    params: dict = field(default_factory=dict)
+
+
+def score_answer(item: QAItem, answer: Answer, *, missing_iris: Sequence[str]) -> dict:
+    """The per-question record of the report (no trace: that lives in the JSONL only)."""
+    return {
+        "id": item.id, "question": item.question, "gold": list(item.gold), "qtype": item.qtype,
+        "answers": list(answer.answers), "answer_iris": list(answer.answer_iris),
+        "refused": answer.refused, "refusal_reason": answer.refusal.reason if answer.refusal else None,
+        "parametric": answer.parametric,
+        "hits@1": hits_at_1(answer.answers, item.gold), "f1": f1(answer.answers, item.gold),
+        "hallucinated_iris": list(missing_iris),
+        "evidence_size": len(answer.evidence),
+        "seconds": round(answer.seconds, 3), "tokens": answer.tokens.to_dict(),
+    }
+
+
+def run_eval(method, items: Sequence[QAItem], *, store, allow_parametric: bool = False,
+             results_path: Path | None = None, resume: bool = False,
+             progress: Callable[[int, int, dict], None] | None = None) -> EvalRun:
+    """Answer and score ``items`` with ``method`` (a QAMethod). ``progress(done, total, record)``
+    is called after each question."""
+    done: dict[str, dict] = {}
+    if results_path is not None:
+        results_path = Path(results_path)
+        results_path.parent.mkdir(parents=True, exist_ok=True)
+        if resume and results_path.is_file():
+            for line in results_path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    rec = json.loads(line)
+                    done[rec["id"]] = rec
+        elif results_path.exists():
+            results_path.unlink()
+    records = []
+    for n, item in enumerate(items, start=1):
+        record = done.get(item.id)
+        if record is None:
+            answer = method.answer(item.question, allow_parametric=allow_parametric)
+            record = score_answer(item, answer, missing_iris=iris_missing_from_store(store, answer.answer_iris))
+            if results_path is not None:
+                with open(results_path, "a", encoding="utf-8") as f:
+                    f.write(json.dumps({**record, "trace": answer.trace}, ensure_ascii=False, default=str) + "\n")
+        else:
+            record = {k: v for k, v in record.items() if k != "trace"}
+        records.append(record)
+        if progress:
+            progress(n, len(items), record)
+    return EvalRun(method=method.name, records=records, summary=summarise(records))

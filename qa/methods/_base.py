@@ -1,0 +1,99 @@
+"""What every QA method shares: the context it runs in, the per-question run that counts
+tokens and records the trace, and the base class that times and packages the answer."""
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from kgstore.errors import LLMUnavailableError, QAError, VectorIndexError
+
+from .._result import Answer, Refusal, TokenUsage
+from ..llm import LLM, Completion
+from ..prompts import render_prompt
+
+
+@dataclass
+class QAContext:
+    """The store and the services a method may use. The semantic index is opened on
+    first use, so methods that never search (IO) never load the encoder."""
+
+    store: Any
+    llm: LLM
+    index: Any = None
+
+    def get_index(self):
+        if self.index is None:
+            from indexer import Index
+
+            index = Index.open(self.store)
+            if "triples" not in index.kinds:
+                raise VectorIndexError(f"the store {self.store.path} has no triple index yet; "
+                                       f"build it with `kgstore index {self.store.path}`")
+            self.index = index
+        return self.index
+
+
+class MethodRun:
+    """One question's worth of work: LLM calls (counted, traced) and named trace steps."""
+
+    def __init__(self, llm: LLM):
+        self.llm = llm
+        self.tokens = TokenUsage()
+        self.trace: dict[str, Any] = {}
+
+    def record(self, step: str, **data: Any) -> None:
+        self.trace.setdefault(step, {}).update(data)
+
+    def ask(self, step: str, prompt: str, values: dict[str, Any], **options: Any) -> Completion:
+        """Fill prompt file ``prompt`` with ``values``, complete it, and trace the exchange
+        (the last user turn and the output; the fixed few-shot turns are in the prompt file)."""
+        messages = render_prompt(prompt, **values)
+        completion = self.llm.complete(messages, **options)
+        self.tokens.add(completion.prompt_tokens, completion.completion_tokens)
+        calls = self.trace.setdefault(step, {}).setdefault("llm", [])
+        calls.append({"prompt_file": prompt, "input": messages[-1]["content"], "output": completion.text,
+                      "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
+                      "seconds": round(completion.seconds, 3), "finish_reason": completion.finish_reason})
+        return completion
+
+
+class QAMethod(ABC):
+    """A question-answering method. Subclasses set ``name``/``description`` and implement
+    ``_answer``; ``answer`` adds timing, token counts and the trace, and turns a method's
+    own failure on one question into a refusal with reason "error" (an unreachable model
+    still raises, because no later question would fare better)."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    uses_index: ClassVar[bool] = False
+
+    def __init__(self, context: QAContext):
+        self.context = context
+
+    @property
+    def store(self):
+        return self.context.store
+
+    def answer(self, question: str, *, allow_parametric: bool = False) -> Answer:
+        started = time.perf_counter()
+        if self.uses_index:
+            self.context.get_index()  # fail before the model spends a minute on the question
+        run = MethodRun(self.context.llm)
+        try:
+            result = self._answer(question, run, allow_parametric=allow_parametric)
+        except LLMUnavailableError:
+            raise
+        except QAError as exc:
+            run.record("error", type=type(exc).__name__, message=str(exc))
+            result = Answer(question=question, method=self.name,
+                            refusal=Refusal("error", f"{type(exc).__name__}: {exc}"))
+        result.seconds = time.perf_counter() - started
+        result.tokens = run.tokens
+        result.trace = run.trace
+        return result
+
+    @abstractmethod
+    def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
+        ...

@@ -1,0 +1,174 @@
+"""Ingest with a parsing worker process (kgstore/_pipeline.py) gives exactly the store that
+the single-process ingest gives: same triples, same catalog rows, same checkpoints, and
+the same errors at the same place. The input is a dump from bench/_wikidata_gen.py, whose
+expected triples are written by the generator itself, not by kgstore."""
+import gzip
+import importlib.util
+import multiprocessing
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from kgstore import IngestError, LoadOptions, Store, TooManyErrorsError, TruncatedInputError, ingest
+from kgstore import _ingest as ingest_module
+from kgstore._pipeline import WORKER_ENV, WORKER_NAME
+
+_GEN = Path(__file__).resolve().parents[1] / "bench" / "_wikidata_gen.py"
+_spec = importlib.util.spec_from_file_location("_wikidata_gen", _GEN)
+gen = importlib.util.module_from_spec(_spec)
+sys.modules["_wikidata_gen"] = gen
+_spec.loader.exec_module(gen)
+
+ENTITIES = 400
+OPTIONS = LoadOptions(languages=("en",), batch_size=20)  # 20 batches: groups do form
+
+
+@pytest.fixture(scope="module")
+def dump(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dump")
+    result = gen.generate_files(ENTITIES, str(d / "dump.json"), str(d / "expected.nt"), seed=7)
+    return d / "dump.json", d / "expected.nt", result
+
+
+def _snapshot(path):
+    with Store.open(path, read_only=True) as store:
+        triples = sorted(str(q) for q in store.rdf)
+        with store.catalog.connect() as con:
+            tables = {name: con.execute(f"SELECT * EXCLUDE ({skip}) FROM {name} ORDER BY ALL").fetchall()
+                      for name, skip in (("statements", "run_id"), ("entities", "popularity"),
+                                         ("relations", "usage"), ("rejected", "run_id"))}
+            tables["popularity"] = con.execute("SELECT iri, popularity FROM entities ORDER BY iri").fetchall()
+            tables["runs"] = con.execute(
+                "SELECT status, error, checkpoint_offset, checkpoint_line, counts FROM ingest_runs "
+                "ORDER BY run_id").fetchall()
+    return triples, tables
+
+
+def _ingest(path, source, monkeypatch, *, worker: bool, **kwargs):
+    monkeypatch.setenv(WORKER_ENV, "1" if worker else "0")
+    with Store.init(path, exist_ok=True) as store:
+        return ingest(store, "wikidata-json", source, options=OPTIONS, **kwargs)
+
+
+def _no_worker_left():
+    return not [p for p in multiprocessing.active_children() if p.name == WORKER_NAME]
+
+
+def test_worker_and_single_process_give_identical_stores(dump, tmp_path, monkeypatch):
+    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)  # 20 batches: groups of about 3
+    source, expected_nt, expected = dump
+    one = _ingest(tmp_path / "one", source, monkeypatch, worker=False)
+    two = _ingest(tmp_path / "two", source, monkeypatch, worker=True)
+    assert one.status == two.status == "done"
+    assert one.counts == two.counts
+    assert one.counts["triples"] == expected.expected_triples
+    assert one.counts["facts"] == expected.expected_facts
+    a, b = _snapshot(tmp_path / "one"), _snapshot(tmp_path / "two")
+    assert a == b
+    # ... and both hold exactly what the generator says a truthy English load gives.
+    import pyoxigraph as ox
+    want = sorted(str(ox.Quad(t.subject, t.predicate, t.object))
+                  for t in ox.parse(path=str(expected_nt), format=ox.RdfFormat.N_TRIPLES))
+    assert a[0] == want
+    assert _no_worker_left()
+
+
+def test_truncated_gzip_fails_at_the_same_checkpoint(dump, tmp_path, monkeypatch):
+    data = gzip.compress(dump[0].read_bytes())
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    for name, worker in (("one", False), ("two", True)):
+        with pytest.raises(TruncatedInputError) as info:
+            _ingest(tmp_path / name, cut, monkeypatch, worker=worker)
+        assert "ends early" in str(info.value)
+    a, b = _snapshot(tmp_path / "one"), _snapshot(tmp_path / "two")
+    assert a == b
+    assert a[1]["runs"][0][0] == "failed" and a[1]["runs"][0][3] > 0
+    assert _no_worker_left()
+
+
+def test_too_many_errors_stops_at_the_same_batch(dump, tmp_path, monkeypatch):
+    lines = dump[0].read_text(encoding="utf-8").splitlines(keepends=True)
+    for n in (30, 95, 96, 97, 150, 210):  # lines 31, 96, 97, 98, ...: line 98 passes the limit of 3
+        lines[n] = '{"id": "Q1", "claims": [},\n'
+    bad = tmp_path / "bad.json"
+    bad.write_text("".join(lines), encoding="utf-8")
+    for name, worker in (("one", False), ("two", True)):
+        with pytest.raises(TooManyErrorsError):
+            _ingest(tmp_path / name, bad, monkeypatch, worker=worker, max_errors=3)
+    a, b = _snapshot(tmp_path / "one"), _snapshot(tmp_path / "two")
+    assert a == b
+    assert [r[1] for r in a[1]["rejected"]] == [31, 96, 97, 98]
+    assert a[1]["runs"][0][3] == 100  # committed up to the end of the batch with the 4th bad line
+    assert _no_worker_left()
+
+
+def test_interrupt_then_resume_with_a_worker(dump, tmp_path, monkeypatch):
+    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)
+    source = dump[0]
+    _ingest(tmp_path / "clean", source, monkeypatch, worker=False)
+
+    calls = []
+
+    def stop_after_two(progress):
+        calls.append(progress)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _ingest(tmp_path / "resumed", source, monkeypatch, worker=True, progress=stop_after_two)
+    assert _no_worker_left()
+    runs = _snapshot(tmp_path / "resumed")[1]["runs"]
+    assert runs[0][0] == "interrupted" and 0 < runs[0][3] < ENTITIES
+    summary = _ingest(tmp_path / "resumed", source, monkeypatch, worker=True)
+    assert summary.status == "done" and summary.resumed_from_line == runs[0][3]
+    clean, resumed = _snapshot(tmp_path / "clean"), _snapshot(tmp_path / "resumed")
+    assert resumed[0] == clean[0]
+    assert {k: v for k, v in resumed[1].items() if k != "runs"} == {k: v for k, v in clean[1].items() if k != "runs"}
+
+
+def test_a_killed_worker_is_a_clear_error_and_the_run_resumes(dump, tmp_path, monkeypatch):
+    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 500)
+    source = dump[0]
+    _ingest(tmp_path / "clean", source, monkeypatch, worker=False)
+
+    def kill_worker(progress):
+        for p in multiprocessing.active_children():
+            if p.name == WORKER_NAME:
+                os.kill(p.pid, signal.SIGKILL)
+
+    with pytest.raises(IngestError, match="parsing worker process ended unexpectedly"):
+        _ingest(tmp_path / "killed", source, monkeypatch, worker=True, progress=kill_worker)
+    assert _no_worker_left()
+    summary = _ingest(tmp_path / "killed", source, monkeypatch, worker=True)
+    assert summary.status == "done" and summary.resumed_from_line > 0
+    clean, killed = _snapshot(tmp_path / "clean"), _snapshot(tmp_path / "killed")
+    assert killed[0] == clean[0]
+    assert {k: v for k, v in killed[1].items() if k != "runs"} == {k: v for k, v in clean[1].items() if k != "runs"}
+
+
+class _BrokenLoader:
+    """Yields one good batch, then fails as a loader bug would."""
+
+    name = "broken"
+
+    def batches(self, path, options, start=None):
+        from kgstore.records import Batch, Checkpoint, Triple
+        yield Batch(checkpoint=Checkpoint(10, 1), triples=[Triple("http://x/a", "http://x/p", "http://x/b")])
+        raise ValueError("a bug in the loader")
+
+
+def test_a_loader_bug_in_the_worker_comes_back_as_itself(tmp_path, monkeypatch):
+    monkeypatch.setattr(ingest_module, "loader_for", lambda fmt: _BrokenLoader())
+    monkeypatch.setenv(WORKER_ENV, "1")
+    source = tmp_path / "any.txt"
+    source.write_text("x\n")
+    with Store.init(tmp_path / "store") as store:
+        with pytest.raises(ValueError, match="a bug in the loader") as info:
+            ingest(store, "broken", source)
+        assert any("parsing worker process" in note for note in getattr(info.value, "__notes__", []))
+        assert store.triple_count() == 0  # the run stopped before its first commit
+    assert _no_worker_left()
