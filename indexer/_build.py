@@ -3,8 +3,7 @@
 Per kind: read the wanted entries from the catalog into ``_index_want``; mark deleted
 what is no longer wanted; put what is new into ``_index_pending``; then stream the pending
 entries in chunks: vectors for texts embedded before are copied (same text and model,
-same vector), the rest are embedded, added to hnswlib on a worker thread while the next
-chunk is embedded, and recorded in ``index_items``. The catalog connection is held only
+same vector), the rest are embedded, added to hnswlib, and recorded in ``index_items``. The catalog connection is held only
 while reading or writing a chunk, so readers can use the store between chunks. The hnswlib
 file is saved (atomically) every few minutes and at the end; the manifest records the
 highest label saved, so a build that is killed resumes where its file ends.
@@ -12,6 +11,7 @@ highest label saved, so a build that is killed resumes where its file ends.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -22,7 +22,7 @@ import pyarrow as pa
 from kgstore.errors import EncoderMismatchError, VectorIndexError
 
 from ._encoder import Encoder
-from ._hnsw import SPACE, BackgroundAdder, VectorFile
+from ._hnsw import SPACE, VectorFile
 from ._linking import refresh_names
 from ._memories import Describe, apply_describer, statement_entries, uri_entries
 from ._records import KINDS, BuildProgress, BuildSummary, KindSummary
@@ -278,45 +278,43 @@ class _KindBuilder:
         catalog = self.store.catalog
         chunk = max(1024, 8 * self.batch_size)
         vf.reserve(total)
-        adder = BackgroundAdder(vf)
+        # Graph insertion runs between encoder batches on all cores: on a small machine a
+        # worker thread beside torch only makes the two fight over the same cores.
+        threads = self.cfg.threads or os.cpu_count() or 1
         repeated: dict[str, np.ndarray] = {}  # vectors of texts that occur again later in this run
         done = 0
         last_save = time.monotonic()
-        try:
-            while done < total:
+        while done < total:
+            with catalog.connect() as con:
+                rows = con.execute(
+                    f"SELECT item_key, key_hash, text, iri, label, extra, src_kind, src_label, copies, first "
+                    f"FROM {PENDING_TABLE} WHERE seq > ? AND seq <= ? ORDER BY seq",
+                    [done, done + chunk]).fetchall()
+            vectors = self._vectors_for(rows, repeated)
+            labels = np.arange(self.next_label, self.next_label + len(rows), dtype=np.int64)
+            vf.add(vectors, labels, threads=threads)
+            table = pa.table([
+                pa.array([self.kind] * len(rows), pa.string()), pa.array(labels, pa.int64()),
+                pa.array([r[0] for r in rows], pa.string()), pa.array([r[1] for r in rows], pa.string()),
+                pa.array([r[2] for r in rows], pa.string()), pa.array([r[3] for r in rows], pa.string()),
+                pa.array([r[4] for r in rows], pa.string()), pa.array([r[5] for r in rows], pa.string()),
+                pa.array([False] * len(rows), pa.bool_()),
+            ], schema=_ITEM_SCHEMA)
+            with catalog.connect() as con:
+                con.register("_items", table)
+                con.execute("INSERT INTO index_items SELECT * FROM _items")
+                con.unregister("_items")
+            self.next_label += len(rows)
+            done += len(rows)
+            self.summary.added += len(rows)
+            if self.progress:
+                self.progress(BuildProgress(self.kind, "embed", done, total, self.summary.embedded))
+            if time.monotonic() - last_save > SAVE_EVERY_S and done < total:
+                vf.save()
                 with catalog.connect() as con:
-                    rows = con.execute(
-                        f"SELECT item_key, key_hash, text, iri, label, extra, src_kind, src_label, copies, first "
-                        f"FROM {PENDING_TABLE} WHERE seq > ? AND seq <= ? ORDER BY seq",
-                        [done, done + chunk]).fetchall()
-                vectors = self._vectors_for(rows, repeated)
-                labels = np.arange(self.next_label, self.next_label + len(rows), dtype=np.int64)
-                adder.add(vectors, labels)
-                table = pa.table([
-                    pa.array([self.kind] * len(rows), pa.string()), pa.array(labels, pa.int64()),
-                    pa.array([r[0] for r in rows], pa.string()), pa.array([r[1] for r in rows], pa.string()),
-                    pa.array([r[2] for r in rows], pa.string()), pa.array([r[3] for r in rows], pa.string()),
-                    pa.array([r[4] for r in rows], pa.string()), pa.array([r[5] for r in rows], pa.string()),
-                    pa.array([False] * len(rows), pa.bool_()),
-                ], schema=_ITEM_SCHEMA)
-                with catalog.connect() as con:
-                    con.register("_items", table)
-                    con.execute("INSERT INTO index_items SELECT * FROM _items")
-                    con.unregister("_items")
-                self.next_label += len(rows)
-                done += len(rows)
-                self.summary.added += len(rows)
-                if self.progress:
-                    self.progress(BuildProgress(self.kind, "embed", done, total, self.summary.embedded))
-                if time.monotonic() - last_save > SAVE_EVERY_S and done < total:
-                    adder.flush()
-                    vf.save()
-                    with catalog.connect() as con:
-                        write_rows(con, self.kind, rows_path(self.path))
-                        write_manifest(con, self.kind, saved_max_label=self.next_label - 1, complete=False)
-                    last_save = time.monotonic()
-        finally:
-            adder.close()
+                    write_rows(con, self.kind, rows_path(self.path))
+                    write_manifest(con, self.kind, saved_max_label=self.next_label - 1, complete=False)
+                last_save = time.monotonic()
 
     def _vectors_for(self, rows: list[tuple], repeated: dict[str, np.ndarray]) -> np.ndarray:
         out = np.empty((len(rows), self.encoder.dim), dtype=np.float32)

@@ -5,8 +5,6 @@ Labels are the ``label_id`` column of ``index_items``; hnswlib keeps only vector
 from __future__ import annotations
 
 import os
-import queue
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -111,48 +109,3 @@ class VectorFile:
                 if k <= 1:
                     return np.zeros((len(queries), 0), np.uint64), np.zeros((len(queries), 0), np.float32)
                 k = max(1, k // 2)
-
-
-class BackgroundAdder:
-    """Adds vectors to a VectorFile on a worker thread while the caller embeds the next
-    batch (hnswlib releases the GIL), so graph construction overlaps with encoding."""
-
-    def __init__(self, vf: VectorFile, *, threads: int = 1, depth: int = 2):
-        self.vf = vf
-        self.threads = threads
-        self._queue: queue.Queue = queue.Queue(maxsize=depth)
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="hnsw-add", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            try:
-                if item is None:
-                    return
-                if self._error is None:
-                    vectors, labels = item
-                    self.vf.add(vectors, labels, threads=self.threads)
-            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-                self._error = exc
-            finally:
-                self._queue.task_done()
-
-    def add(self, vectors: np.ndarray, labels: np.ndarray) -> None:
-        self._raise()
-        self._queue.put((vectors, labels))
-
-    def flush(self) -> None:
-        self._queue.join()
-        self._raise()
-
-    def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join()
-        self._raise()
-
-    def _raise(self) -> None:
-        if self._error is not None:
-            err, self._error = self._error, None
-            raise VectorIndexError(f"adding vectors to {self.vf.path} failed: {err}") from err

@@ -22,8 +22,8 @@ gen = importlib.util.module_from_spec(_spec)
 sys.modules["_wikidata_gen"] = gen
 _spec.loader.exec_module(gen)
 
-ENTITIES = 400
-OPTIONS = LoadOptions(languages=("en",), batch_size=20)  # 20 batches: groups do form
+ENTITIES = 300
+OPTIONS = LoadOptions(languages=("en",), batch_size=20)  # 15 batches: groups do form
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def _no_worker_left():
 
 
 def test_worker_and_single_process_give_identical_stores(dump, tmp_path, monkeypatch):
-    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)  # 20 batches: groups of about 3
+    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)  # groups of one, two, then about three batches
     source, expected_nt, expected = dump
     one = _ingest(tmp_path / "one", source, monkeypatch, worker=False)
     two = _ingest(tmp_path / "two", source, monkeypatch, worker=True)
