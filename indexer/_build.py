@@ -3,10 +3,11 @@
 Per kind: read the wanted entries from the catalog into ``_index_want``; mark deleted
 what is no longer wanted; put what is new into ``_index_pending``; then stream the pending
 entries in chunks: vectors for texts embedded before are copied (same text and model,
-same vector), the rest are embedded, added to hnswlib, and recorded in ``index_items``. The catalog connection is held only
-while reading or writing a chunk, so readers can use the store between chunks. The hnswlib
-file is saved (atomically) every few minutes and at the end; the manifest records the
-highest label saved, so a build that is killed resumes where its file ends.
+same vector), the rest are embedded, added to hnswlib, and recorded in ``index_items``.
+The catalog connection is held only while reading or writing a chunk, so readers can use
+the store between chunks. The hnswlib file (and its row snapshot) is saved atomically
+every few minutes and at the end; the manifest records the highest label saved, so a
+build that is killed resumes where its file ends.
 """
 from __future__ import annotations
 

@@ -256,3 +256,26 @@ def test_describer_rewrites_statement_memories_once(shared_data, tmp_path):
     assert len(calls) == 1 and len(calls[0]) == 12  # 6 relations x 2 directions, asked once
     assert hit.text == "?e2 is the director of the film ?e1"
     assert hit.extra["template"] == "?e1 directed by ?e2" and hit.pattern == "?e1 kgr:directed_by ?e2"
+
+
+def test_an_interrupted_build_is_finished_by_the_next_run(shared_data, tmp_path):
+    lines = metaqa_lines(shared_data)
+    base, extra = movie_slice(lines, ["Kismet"]), movie_slice(lines, ["The Machinist"])
+
+    def stop_after_first_chunk(progress):
+        if progress.kind == "triples" and progress.phase == "embed":
+            raise KeyboardInterrupt
+
+    with Store.init(tmp_path / "store") as store:
+        kgstore.ingest(store, "tsv", write_lines(tmp_path / "base.txt", base))
+        build_index(store, kinds=["triples"])
+        kgstore.ingest(store, "tsv", write_lines(tmp_path / "extra.txt", extra))
+        with pytest.raises(KeyboardInterrupt):
+            build_index(store, kinds=["triples"], progress=stop_after_first_chunk)
+        # the interrupted rows are not visible: the saved file still answers as before
+        assert Index.open(store).info()["triples"]["items"] == len(base)
+        hits = Index.open(store).search("triples", "The Machinist", k=20)
+        assert {h.label for h in hits} == {"Kismet"}
+        resumed = build_index(store, kinds=["triples"])
+        assert resumed.kinds["triples"].embedded == len(extra) and resumed.kinds["triples"].items == 8 + len(extra)
+        assert Index.open(store).search("triples", "The Machinist directed by", k=1)[0].label == "The Machinist"
