@@ -277,16 +277,30 @@ class _KindBuilder:
 
     def _add_pending(self, vf: VectorFile, total: int) -> None:
         catalog = self.store.catalog
-        chunk = max(1024, 8 * self.batch_size)
+        chunk = max(2048, 16 * self.batch_size)
         vf.reserve(total)
         # Graph insertion runs between encoder batches on all cores: on a small machine a
         # worker thread beside torch only makes the two fight over the same cores.
         threads = self.cfg.threads or os.cpu_count() or 1
         repeated: dict[str, np.ndarray] = {}  # vectors of texts that occur again later in this run
         done = 0
+        finished: pa.Table | None = None  # the previous chunk's rows, written with the next read
         last_save = time.monotonic()
-        while done < total:
+        while True:
+            # one short connection per chunk: write what was embedded, read what comes next
             with catalog.connect() as con:
+                if finished is not None:
+                    con.register("_items", finished)
+                    con.execute("INSERT INTO index_items SELECT * FROM _items")
+                    con.unregister("_items")
+                    finished = None
+                    if time.monotonic() - last_save > SAVE_EVERY_S and done < total:
+                        vf.save()
+                        write_rows(con, self.kind, rows_path(self.path))
+                        write_manifest(con, self.kind, saved_max_label=self.next_label - 1, complete=False)
+                        last_save = time.monotonic()
+                if done >= total:
+                    break
                 rows = con.execute(
                     f"SELECT item_key, key_hash, text, iri, label, extra, src_kind, src_label, copies, first "
                     f"FROM {PENDING_TABLE} WHERE seq > ? AND seq <= ? ORDER BY seq",
@@ -294,28 +308,18 @@ class _KindBuilder:
             vectors = self._vectors_for(rows, repeated)
             labels = np.arange(self.next_label, self.next_label + len(rows), dtype=np.int64)
             vf.add(vectors, labels, threads=threads)
-            table = pa.table([
+            finished = pa.table([
                 pa.array([self.kind] * len(rows), pa.string()), pa.array(labels, pa.int64()),
                 pa.array([r[0] for r in rows], pa.string()), pa.array([r[1] for r in rows], pa.string()),
                 pa.array([r[2] for r in rows], pa.string()), pa.array([r[3] for r in rows], pa.string()),
                 pa.array([r[4] for r in rows], pa.string()), pa.array([r[5] for r in rows], pa.string()),
                 pa.array([False] * len(rows), pa.bool_()),
             ], schema=_ITEM_SCHEMA)
-            with catalog.connect() as con:
-                con.register("_items", table)
-                con.execute("INSERT INTO index_items SELECT * FROM _items")
-                con.unregister("_items")
             self.next_label += len(rows)
             done += len(rows)
             self.summary.added += len(rows)
             if self.progress:
                 self.progress(BuildProgress(self.kind, "embed", done, total, self.summary.embedded))
-            if time.monotonic() - last_save > SAVE_EVERY_S and done < total:
-                vf.save()
-                with catalog.connect() as con:
-                    write_rows(con, self.kind, rows_path(self.path))
-                    write_manifest(con, self.kind, saved_max_label=self.next_label - 1, complete=False)
-                last_save = time.monotonic()
 
     def _vectors_for(self, rows: list[tuple], repeated: dict[str, np.ndarray]) -> np.ndarray:
         out = np.empty((len(rows), self.encoder.dim), dtype=np.float32)

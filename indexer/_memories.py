@@ -76,7 +76,8 @@ OUT_PAIRS_SQL = f"""
 
 
 def _labels(con) -> dict[str, str]:
-    return {iri: relation_label(iri, label) for iri, label in con.execute("SELECT iri, label FROM relations").fetchall()}
+    rows = con.execute("SELECT iri, label FROM relations").fetchall()
+    return {iri: relation_label(iri, label) for iri, label in rows}
 
 
 def statement_entries(con, prefixes: dict[str, str]) -> Iterator[list[Entry]]:

@@ -7,7 +7,6 @@ session; test modules import the fixtures from here.
 from __future__ import annotations
 
 import gzip
-import json
 from pathlib import Path
 
 import pytest
