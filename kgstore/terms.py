@@ -34,6 +34,8 @@ KGS = "http://kgstore.local/vocab#"
 SKOLEM = "http://kgstore.local/.well-known/genid/"
 
 RDFS_LABEL = RDFS + "label"
+XSD_INTEGER = XSD + "integer"
+XSD_DECIMAL = XSD + "decimal"
 RDF_TYPE = RDF + "type"
 SCHEMA_DESCRIPTION = SCHEMA + "description"
 SKOS_ALTLABEL = SKOS + "altLabel"

@@ -32,14 +32,12 @@ from urllib.parse import quote, quote_plus
 
 import pyoxigraph as ox
 
-from kgstore.terms import GEO, WD, WDV, WIKIBASE, XSD
+from kgstore.terms import GEO, WD, WDV, WIKIBASE, XSD, XSD_DECIMAL, XSD_INTEGER
 
 COMMONS_FILE = "http://commons.wikimedia.org/wiki/Special:FilePath/"
 COMMONS_DATA = "http://commons.wikimedia.org/data/main/"
 
 XSD_DATETIME = XSD + "dateTime"
-XSD_DECIMAL = XSD + "decimal"
-XSD_INTEGER = XSD + "integer"
 XSD_DOUBLE = XSD + "double"
 GEO_WKT = GEO + "wktLiteral"
 

@@ -44,16 +44,15 @@ from typing import Iterator
 from kgstore import fingerprint
 from kgstore.records import (Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord,
                              Triple)
-from kgstore.terms import FB, RDF, RDF_TYPE, RDFS, RDFS_LABEL, SKOLEM, XSD, shorten, skolem_iri
+from kgstore.terms import (FB, FB_DESCRIPTION, FB_NAME, RDF, RDF_TYPE, RDFS, RDFS_LABEL, SKOLEM, XSD, shorten,
+                           skolem_iri)
 
 from ._input import DumpReader
 from ._ntriples import TermError, check_iri, parse_literal, split_terms
 
 OWL = "http://www.w3.org/2002/07/owl#"
-FB_NAME = FB + "type.object.name"
 FB_TYPE = FB + "type.object.type"
 FB_ALIAS = FB + "common.topic.alias"
-FB_DESCRIPTION = FB + "common.topic.description"
 FB_MEDIATOR_HINT = FB + "freebase.type_hints.mediator"
 FB_PROPERTY_TYPE = FB + "type.property"
 FB_PROPERTY_PREFIX = FB + "type.property."

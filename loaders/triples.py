@@ -39,14 +39,12 @@ from typing import Iterator
 
 from kgstore.records import (Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord,
                              Triple)
-from kgstore.terms import KG, KGR, XSD, iri_is_valid
+from kgstore.terms import KG, KGR, XSD, XSD_DECIMAL, XSD_INTEGER, iri_is_valid
 from kgstore.errors import IngestError
 
 from ._input import DumpReader
 
 SNIFF_LINES = 200
-XSD_INTEGER = XSD + "integer"
-XSD_DECIMAL = XSD + "decimal"
 
 # Only lexical forms Oxigraph keeps as written (it canonicalises numeric literals), and
 # small enough for its 64-bit integers.
