@@ -39,7 +39,7 @@ from typing import Iterator
 
 from kgstore.records import (Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord,
                              Triple)
-from kgstore.terms import KG, KGR, XSD, XSD_DECIMAL, XSD_INTEGER, iri_is_valid
+from kgstore.terms import KG, KGR, XSD_DECIMAL, XSD_INTEGER, iri_is_valid
 from kgstore.errors import IngestError
 
 from ._input import DumpReader
