@@ -31,11 +31,16 @@ def triple_lines(triples: Iterable[tuple[str, str, str]], *, counts: bool = Fals
     return "\n".join(lines)
 
 
-def parse_triple_lines(text: str) -> list[tuple[str, str, str]]:
-    """The triples in ``text``'s ``s | r | o1; o2`` lines (other lines ignored), without repeats."""
+def parse_triple_lines(text: str, *, pairs: bool = False) -> list[tuple[str, str, str]]:
+    """The triples in ``text``'s ``s | r | o1; o2`` lines (other lines ignored), without repeats.
+    With ``pairs``, a ``s | r`` line (a fact named without its values) counts too, as
+    ``(s, r, "")``."""
     out: dict[tuple[str, str, str], None] = {}
     for line in text.splitlines():
         parts = [p.strip() for p in line.strip().strip("-*").split("|")]
+        if pairs and len(parts) == 2 and all(parts):
+            out[(parts[0], parts[1], "")] = None
+            continue
         if len(parts) != 3 or not all(parts):
             continue
         s, r, objects = parts
@@ -58,7 +63,8 @@ def align_to_ground(fixed: Sequence[tuple[str, str, str]], ground: Sequence[tupl
     authority. Each (subject, relation) the fixed graph names that the ground graph also
     has takes the ground graph's values, all of them; another line stays only when both its
     subject and its value are ground-graph names (a relation said in other words, or read
-    backwards), and is otherwise dropped as unsupported.
+    backwards), and is otherwise dropped as unsupported. A line with no value (``o == ""``)
+    names a ground fact by subject and relation.
     Returns the aligned triples and what changed, for the trace.
     """
     by_pair: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
@@ -76,10 +82,28 @@ def align_to_ground(fixed: Sequence[tuple[str, str, str]], ground: Sequence[tupl
                 done.add(pair)
                 before = len(aligned)
                 aligned.update(dict.fromkeys(by_pair[pair]))
-                if (s, r, o) not in by_pair[pair] or len(aligned) - before > 1:
+                if o and ((s, r, o) not in by_pair[pair] or len(aligned) - before > 1):
                     notes["completed"].append(f"{s} | {r}")
-        elif pair[0] in names and normalise_label(o) in names:
+        elif o and pair[0] in names and normalise_label(o) in names:
             aligned[(s, r, o)] = None  # both ends are ground entities: a relation said in other words
         else:
             notes["dropped"].append(f"{s} | {r} | {o}")
     return list(aligned), notes
+
+
+def fact_pairs(triples: Sequence[tuple[str, str, str]]) -> list[str]:
+    """The distinct ``subject | relation`` heads of ``triples``, in first-seen order."""
+    return list(dict.fromkeys(f"{s} | {r}" for s, r, _ in triples))
+
+
+def pair_lines_grammar(heads: Sequence[str], *, max_lines: int = 8) -> str:
+    """A GBNF grammar whose output is 1 to ``max_lines`` lines, each one of ``heads``.
+
+    The verification step names the ground facts that support, correct or complete the
+    draft; the values come from the ground graph itself, so the model spends no tokens
+    (and makes no copying slips) writing them."""
+    def literal(text: str) -> str:
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    alternatives = " | ".join(literal(h) for h in heads)
+    return f'root ::= line{{1,{max_lines}}}\nline ::= ({alternatives}) "\\n"\n'

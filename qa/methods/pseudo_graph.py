@@ -5,15 +5,18 @@
    pseudo-triples. Text that does not parse goes back to the LLM once, with the position
    (so does Cypher that creates nodes but no relationships).
 2. **Semantic query**: each pseudo-triple, written like the triple index's texts
-   (``subject | relation | object``), fetches its top ``top_k`` store triples.
-3. **Pruning** (no LLM, :mod:`qa._pruning`): k = the number of distinct pseudo-graph
-   subjects; keep k retrieved entities (name match, then popularity), score each by the
+   (``subject | relation | object``), fetches its top ``top_k`` store triples. Lookups go
+   hop by hop from the entities the question names; a guessed intermediate entity is
+   replaced by the store entities the previous hop led to (:mod:`qa._chain`).
+3. **Pruning** (no LLM, :mod:`qa._pruning`): k = the number of distinct entities looked
+   up (pseudo-graph subjects, or the store entities standing in for them); keep k retrieved entities (name match, then popularity), score each by the
    mean similarity of its triples, drop those under ``threshold`` (0.55 by default, for
    MiniLM; the research's 0.7 was set for another encoder): the ground graph.
 4. **Verification**: the LLM rewrites the pseudo-graph against the ground graph (delete
-   unsupported, replace conflicting, add missing): the fixed graph. Its lines are then
-   snapped onto the ground graph (:func:`qa._graph_text.align_to_ground`): a 1.5B model
-   copies lists badly, so the ground graph's values win and unsupported lines go.
+   unsupported, replace conflicting, add missing): the fixed graph. A grammar lets it name
+   only ground facts (``subject | relation``), whose values then come from the ground
+   graph (:func:`qa._graph_text.align_to_ground`): a 1.5B model copies lists badly and
+   slowly, so the ground graph's values win and unsupported lines cannot be written.
 5. **Answer**: the LLM answers from the fixed graph, marking answers in ``{}``. Answers must
    be subjects or objects of the ground graph; otherwise, or with an empty ground graph,
    the result is a refusal ("not in the store"). With ``allow_parametric`` the LLM answers
@@ -25,20 +28,16 @@ import re
 
 from kgstore.errors import CypherSyntaxError, UnsafeQueryError
 
-from .._graph_text import align_to_ground, labelled, parse_triple_lines, triple_lines
+from .._chain import lookup_plan, next_hop_entities
+from .._graph_text import align_to_ground, fact_pairs, labelled, pair_lines_grammar, parse_triple_lines, triple_lines
 from .._grounding import StoreTerm, evidence_mentioning, ground_answers, marked_answers, normalise_label, \
     terms_by_label
 from .._pruning import EntityGroup, ground_graph_text, prune
 from .._result import Answer, Evidence, Refusal
 from .._retrieval import entity_popularity, search_triples_many
+from ..prompts import grammar_text
 from ._base import MethodRun, QAContext, QAMethod
 
-# The verification step writes one "subject | relation | object" line per triple.
-TRIPLE_LINES_GBNF = r"""
-root  ::= line+
-line  ::= field " | " field " | " field "\n"
-field ::= [^|\n] [^|\n]*
-"""
 # The research drops entities whose retrieved triples have mean similarity under 0.7. With
 # all-MiniLM-L6-v2 (the default encoder) the right entity often scores 0.62-0.68 on MetaQA
 # (the model's guessed values differ from the store's), while unrelated entities score
@@ -74,8 +73,8 @@ class PseudoGraphMethod(QAMethod):
     uses_index = True
 
     def __init__(self, context: QAContext, *, top_k: int = 10, threshold: float = DEFAULT_THRESHOLD,
-                 max_ground_triples: int = 40, generate_tokens: int = 160, verify_tokens: int = 160,
-                 answer_tokens: int = 80, use_grammar: bool = True):
+                 max_ground_triples: int = 40, generate_tokens: int = 160, verify_tokens: int = 96,
+                 answer_tokens: int = 80, use_grammar: bool = True, max_stand_ins: int = 5):
         super().__init__(context)
         self.top_k = top_k
         self.threshold = threshold
@@ -84,6 +83,7 @@ class PseudoGraphMethod(QAMethod):
         self.verify_tokens = verify_tokens
         self.answer_tokens = answer_tokens
         self.use_grammar = use_grammar
+        self.max_stand_ins = max_stand_ins
 
     # -- the five steps ----------------------------------------------------------------------
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
@@ -91,7 +91,7 @@ class PseudoGraphMethod(QAMethod):
         if not triples:
             return self._refuse(question, run, "no_pseudo_graph",
                                 "the model wrote no usable pseudo-graph for this question", allow_parametric)
-        retrieved = self.semantic_query(triples, run)
+        retrieved = self.semantic_query(question, triples, run)
         groups = self.ground_graph(triples, retrieved, run)
         if not groups:
             return self._refuse(question, run, "empty_ground_graph",
@@ -120,8 +120,9 @@ class PseudoGraphMethod(QAMethod):
         parses but states no facts (nodes without relationships) goes back once too."""
         from kgstore.graph import run_pseudo_graph
 
+        shape = {"grammar": grammar_text("pseudo_graph_cypher")} if self.use_grammar else {}
         text = run.ask("pseudo_graph", "pseudo_graph_generate", {"question": question},
-                       max_tokens=self.generate_tokens, temperature=0.0).text
+                       max_tokens=self.generate_tokens, temperature=0.0, **shape).text
         for attempt in (1, 2):
             retry: tuple[str, dict] | None = None
             try:
@@ -146,22 +147,47 @@ class PseudoGraphMethod(QAMethod):
                 break
             prompt, values = retry
             text = run.ask("pseudo_graph", prompt, {"question": question, "cypher": text.strip(), **values},
-                           max_tokens=self.generate_tokens, temperature=0.0).text
+                           max_tokens=self.generate_tokens, temperature=0.0, **shape).text
         run.record("pseudo_graph", attempts=attempt, cypher=text, triples=[])
         return []
 
-    def semantic_query(self, triples, run: MethodRun) -> list[tuple[str, list[Evidence]]]:
-        """Step 2: the top ``top_k`` store triples for each pseudo-triple."""
-        texts = [pseudo_triple_text(s, r, o) for s, r, o in triples]
-        results = search_triples_many(self.context.get_index(), texts, self.top_k)
-        run.record("semantic_query", top_k=self.top_k, queries=[
-            {"query": text, "hits": [[e.text(), round(e.score or 0.0, 4)] for e in hits]}
-            for text, hits in zip(texts, results)])
-        return [(s, hits) for (s, _, _), hits in zip(triples, results)]
+    def semantic_query(self, question: str, triples, run: MethodRun) -> list[tuple[str, list[Evidence]]]:
+        """Step 2: the top ``top_k`` store triples for each pseudo-triple, hop by hop.
+
+        A pseudo-triple whose end is a guessed intermediate entity is looked up once the
+        hop before it is: the store entities that hop leads to stand in for the guess
+        (:mod:`qa._chain`). Returns (the name the hits are about, hits) per lookup."""
+        index = self.context.get_index()
+        stand_ins: dict[str, list[str]] = {}
+        retrieved: list[tuple[str, list[Evidence]]] = []
+        trace = []
+        for level in lookup_plan(triples, question):
+            queries = []  # (known name, query text, the other end's name or None)
+            for lookup in level:
+                s, r, o = lookup.triple
+                known = lookup.triple[lookup.known]
+                other = lookup.triple[2 - lookup.known] if lookup.resolves else None
+                for name in stand_ins.get(normalise_label(known)) or [known]:
+                    text = pseudo_triple_text(name, r, o) if lookup.known == 0 else pseudo_triple_text(s, r, name)
+                    queries.append((name, text, other))
+                    if other is not None:
+                        # the guessed end can pull the search towards facts about the guess
+                        # (a famous film the model named); the known end and relation alone cannot
+                        queries.append((name, f"{name} | {relation_words(r)}", other))
+            results = search_triples_many(index, [text for _, text, _ in queries], self.top_k)
+            for (name, text, other), hits in zip(queries, results):
+                retrieved.append((name, hits))
+                if other is not None:
+                    found = stand_ins.setdefault(normalise_label(other), [])
+                    found += [e for e in next_hop_entities(hits, name, limit=self.max_stand_ins) if e not in found]
+                trace.append({"query": text, "hits": [[e.text(), round(e.score or 0.0, 4)] for e in hits]})
+        run.record("semantic_query", top_k=self.top_k, queries=trace,
+                   stand_ins={k: v for k, v in stand_ins.items() if v})
+        return retrieved
 
     def ground_graph(self, triples, retrieved, run: MethodRun) -> list[EntityGroup]:
         """Step 3: prune the retrieved triples into the ground graph (no LLM)."""
-        subjects = list(dict.fromkeys(s for s, _, _ in triples))
+        subjects = list(dict.fromkeys(name for name, _ in retrieved))
         anchors = {e.s for _, hits in retrieved for e in hits} | {e.o for _, hits in retrieved for e in hits
                                                                  if not e.literal}
         popularity = entity_popularity(self.store, anchors)
@@ -173,15 +199,18 @@ class PseudoGraphMethod(QAMethod):
         return kept
 
     def verify(self, question: str, triples, groups: list[EntityGroup], run: MethodRun) -> list[tuple[str, str, str]]:
-        """Step 4: the fixed graph (the pseudo-graph rewritten against the ground graph)."""
+        """Step 4: the fixed graph (the pseudo-graph rewritten against the ground graph).
+
+        With the grammar (the default) the model can only name ground facts, by subject and
+        relation; the fixed graph takes their values from the ground graph."""
         pseudo_text = triple_lines((s, relation_words(r), o) for s, r, o in triples)
-        options = {"grammar": TRIPLE_LINES_GBNF} if self.use_grammar else {}
+        ground = labelled([e for g in groups for e in g.triples])
+        options = {"grammar": pair_lines_grammar(fact_pairs(ground))} if self.use_grammar else {}
         completion = run.ask("verification", "pseudo_graph_verify",
                              {"question": question, "ground_graph": ground_graph_text(groups),
                               "pseudo_graph": pseudo_text},
                              max_tokens=self.verify_tokens, temperature=0.0, stop_repeated_lines=True, **options)
-        ground = labelled([e for g in groups for e in g.triples])
-        fixed, changes = align_to_ground(parse_triple_lines(completion.text), ground)
+        fixed, changes = align_to_ground(parse_triple_lines(completion.text, pairs=True), ground)
         if not fixed:  # nothing usable came back: answer from the ground graph itself
             fixed = ground
             run.record("verification", fallback="the ground graph (the model wrote no supported triples)")

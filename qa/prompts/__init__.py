@@ -24,6 +24,16 @@ def prompt_text(name: str) -> str:
         raise KeyError(f"no prompt file {name}.md in qa/prompts") from None
 
 
+@lru_cache(maxsize=None)
+def grammar_text(name: str) -> str:
+    """The GBNF grammar ``name.gbnf`` beside the prompts, without its ``#`` comment lines."""
+    try:
+        text = resources.files(__name__).joinpath(f"{name}.gbnf").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise KeyError(f"no grammar file {name}.gbnf in qa/prompts") from None
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")) + "\n"
+
+
 def render_prompt(name: str, **values: object) -> list[dict[str, str]]:
     """The chat messages of prompt ``name`` with ``values`` filled in."""
     text = prompt_text(name)
@@ -48,4 +58,4 @@ def render_prompt(name: str, **values: object) -> list[dict[str, str]]:
     return messages
 
 
-__all__ = ["prompt_text", "render_prompt"]
+__all__ = ["grammar_text", "prompt_text", "render_prompt"]

@@ -1,0 +1,74 @@
+"""Pure functions behind the pseudo-graph method's hop-by-hop lookup and its verification
+grammar (qa._chain, qa._graph_text)."""
+from __future__ import annotations
+
+from qa._chain import Lookup, lookup_plan, next_hop_entities
+from qa._graph_text import align_to_ground, fact_pairs, pair_lines_grammar, parse_triple_lines
+from qa._result import Evidence
+
+CURIE, IRENE, EVE = "ex:pierre_curie", "ex:irene", "ex:eve"
+
+
+def test_lookup_starts_from_the_entities_the_question_names_and_follows_the_chain():
+    triples = [("The Godfather", "LANGUAGE", "English"), ("Joel Zwick", "DIRECTED_BY", "The Godfather")]
+    plan = lookup_plan(triples, "what are the languages spoken in the films directed by Joel Zwick")
+    assert plan == [[Lookup(triples[1], known=0, resolves=True)], [Lookup(triples[0], known=0, resolves=True)]]
+
+
+def test_an_edge_written_backwards_is_looked_up_from_its_known_object():
+    triples = [("Movie", "STARRED_ACTORS", "Josh Lawson"), ("Movie", "DIRECTED_BY", "Director")]
+    plan = lookup_plan(triples, "which person directed the movies starred by Josh Lawson")
+    assert plan == [[Lookup(triples[0], known=2, resolves=True)], [Lookup(triples[1], known=0, resolves=True)]]
+
+
+def test_a_description_that_contains_a_named_entity_is_not_itself_known():
+    triples = [("Pierre Curie", "CHILD", "Pierre Curie's son"), ("Pierre Curie's son", "NATIONALITY", "French")]
+    plan = lookup_plan(triples, "what is the nationality of pierre_curie 's son ?")
+    assert [[(x.triple[0], x.known, x.resolves) for x in level] for level in plan] == [
+        [("Pierre Curie", 0, True)], [("Pierre Curie's son", 0, True)]]
+
+
+def test_without_named_entities_the_roots_start_and_both_named_ends_need_no_resolving():
+    assert lookup_plan([("A", "R", "B"), ("B", "S", "C")], "unrelated words") == [
+        [Lookup(("A", "R", "B"), 0, True)], [Lookup(("B", "S", "C"), 0, True)]]
+    assert lookup_plan([("Andes", "COUNTRY", "Peru")], "is the Andes in Peru") == [
+        [Lookup(("Andes", "COUNTRY", "Peru"), 0, False)]]
+    # a cycle with nothing named: the first triple starts it
+    assert lookup_plan([("A", "R", "B"), ("B", "R", "A")], "?")[0] == [Lookup(("A", "R", "B"), 0, True)]
+
+
+def hit(s, s_label, p, o, o_label, score, literal=False):
+    return Evidence(s=s, p=p, o=o, s_label=s_label, p_label=p.split(":")[-1], o_label=o_label, literal=literal,
+                    score=score)
+
+
+def test_next_hop_entities_follow_the_best_relation_of_the_entity_named():
+    hits = [hit(CURIE, "pierre curie", "ex:children", IRENE, "irene joliot-curie", 0.79),
+            hit("ex:marie", "marie curie", "ex:children", EVE, "eve curie", 0.75),
+            hit(CURIE, "pierre curie", "ex:children", EVE, "eve curie", 0.70),
+            hit(CURIE, "pierre curie", "ex:spouse", "ex:marie", "marie curie", 0.72),
+            hit(CURIE, "pierre curie", "ex:born", "1859", None, 0.60, literal=True)]
+    assert next_hop_entities(hits, "Pierre Curie") == ["irene joliot-curie", "eve curie"]
+    assert next_hop_entities(hits, "Pierre Curie", limit=1) == ["irene joliot-curie"]
+    # read backwards: the film is the far end of "film | starred actors | actor"
+    film = hit("ex:film", "Away We Go", "ex:starred", "ex:jk", "John Krasinski", 0.6)
+    assert next_hop_entities([film], "John Krasinski") == ["Away We Go"]
+    assert next_hop_entities([film], "Nobody Matching") == []
+    assert next_hop_entities([], "x") == []
+
+
+def test_verification_lines_may_name_a_ground_fact_by_subject_and_relation():
+    ground = [("Rhine", "country", "Germany"), ("Rhine", "country", "France"), ("Rhine", "length", "1230 km")]
+    assert fact_pairs(ground) == ["Rhine | country", "Rhine | length"]
+    lines = parse_triple_lines("Rhine | country\nRhine | source\nnot a fact\n", pairs=True)
+    assert lines == [("Rhine", "country", ""), ("Rhine", "source", "")]
+    fixed, notes = align_to_ground(lines, ground)
+    assert fixed == [("Rhine", "country", "Germany"), ("Rhine", "country", "France")]
+    assert notes == {"completed": [], "dropped": ["Rhine | source | "]}
+    assert parse_triple_lines("Rhine | country\n") == []  # without pairs=True, only full triples
+
+
+def test_the_verification_grammar_allows_only_the_ground_heads():
+    grammar = pair_lines_grammar(['Say "hi" | a\\b', "Rhine | country"], max_lines=3)
+    assert grammar == ('root ::= line{1,3}\n'
+                       'line ::= ("Say \\"hi\\" | a\\\\b" | "Rhine | country") "\\n"\n')
