@@ -138,6 +138,57 @@ class Index:
             results.append(hits)
         return results
 
+    def search_about(self, kind: str, texts: Sequence[str], about: Sequence[Sequence[str]], k: int = 10,
+                     *, max_candidates: int = 5000) -> list[list[SearchHit]]:
+        """:meth:`search_many` restricted to the entries about given entities: for each
+        text, the ``k`` nearest among the triples whose subject or object is one of the
+        IRIs in ``about`` (same position), scored with the index's own vectors.
+
+        Searching the whole index, a famous namesake's facts can outrank every fact of
+        the entity meant (Edward Zwick's films for "Joel Zwick | directed by"); once the
+        entity is known, its neighbourhood is small enough to score exactly. At most
+        ``max_candidates`` entries per entity are scored (hubs such as a genre have more)."""
+        if kind != "triples":
+            raise ValueError("search_about works on the triple index only")
+        vf = self._file(kind)
+        wanted = sorted({iri for group in about for iri in group})
+        if not texts:
+            return []
+        rows: dict[str, list[tuple]] = {}
+        if wanted:
+            with self.store.catalog.connect() as con:
+                found = con.execute(
+                    "WITH about AS (SELECT unnest(?::VARCHAR[]) AS iri), items AS ("
+                    "  SELECT label_id, text, iri AS s, label, extra, json_extract_string(extra, '$.o') AS o "
+                    "  FROM index_items WHERE kind = 'triples' AND NOT deleted) "
+                    "SELECT a.iri, i.label_id, i.text, i.s, i.label, i.extra FROM about a "
+                    "JOIN items i ON i.s = a.iri OR i.o = a.iri "
+                    "QUALIFY row_number() OVER (PARTITION BY a.iri ORDER BY i.label_id) <= ?",
+                    [wanted, max_candidates]).fetchall()
+            for iri, label_id, text, s, label, extra in found:
+                rows.setdefault(iri, []).append((label_id, text, s, label, extra))
+        queries = self.embed(list(texts))
+        results = []
+        for query, group in zip(queries, about):
+            candidates = {r[0]: r for iri in group for r in rows.get(iri, [])}
+            if not candidates:
+                results.append([])
+                continue
+            ids = list(candidates)
+            try:
+                scores = vf.vectors(ids) @ query
+            except RuntimeError:  # labels missing from the file (a build in progress)
+                results.append([])
+                continue
+            order = np.argsort(-scores, kind="stable")[:k]
+            hits = []
+            for i in order:
+                label_id, text, s, label, extra = candidates[ids[int(i)]]
+                hits.append(SearchHit(kind, s, label or "", round(float(scores[int(i)]), 6), text,
+                                      json.loads(extra) if extra else {}))
+            results.append(hits)
+        return results
+
     # -- entity linking ----------------------------------------------------------------------------
     def _names(self, con, keys: list[str]) -> list[NameRow]:
         if not keys or not self._has_tables:

@@ -70,8 +70,9 @@ def lookup_plan(triples: Sequence[PseudoTriple], question: str) -> list[list[Loo
     return levels
 
 
-def next_hop_entities(hits: Sequence[Evidence], subject: str, *, limit: int = 5) -> list[str]:
-    """The store entities (labels) that the hits for a pseudo-triple about ``subject`` lead to.
+def next_hop_entities(hits: Sequence[Evidence], subject: str, *, limit: int = 5) -> list[tuple[str, str]]:
+    """The store entities, as (IRI, label), that the hits for a pseudo-triple about
+    ``subject`` lead to.
 
     Among the hits anchored at the store entity matching ``subject`` best, the relation of
     the best-scoring one is taken as the hop the model meant; every entity at the far end
@@ -85,7 +86,7 @@ def next_hop_entities(hits: Sequence[Evidence], subject: str, *, limit: int = 5)
         return []
     on_subject = [(hit, iri) for hit, (iri, _, match) in anchored if match == best_match]
     top_hit, top_iri = max(on_subject, key=lambda pair: pair[0].score or 0.0)
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     for hit, iri in sorted(on_subject, key=lambda pair: -(pair[0].score or 0.0)):
         if hit.p != top_hit.p or iri != top_iri:
             continue
@@ -95,7 +96,7 @@ def next_hop_entities(hits: Sequence[Evidence], subject: str, *, limit: int = 5)
     return out[:limit]
 
 
-def _far_end(hit: Evidence, anchor_iri: str) -> str | None:
+def _far_end(hit: Evidence, anchor_iri: str) -> tuple[str, str] | None:
     if hit.s == anchor_iri:
-        return None if hit.literal else (hit.o_label or None)
-    return hit.s_label or None
+        return None if hit.literal or not hit.o_label else (hit.o, hit.o_label)
+    return (hit.s, hit.s_label) if hit.s_label else None

@@ -17,6 +17,11 @@ def search_triples_many(index, texts: list[str], k: int) -> list[list[Evidence]]
     return [[hit_evidence(h) for h in hits] for hits in index.search_many("triples", texts, k)]
 
 
+def search_triples_about(index, texts: list[str], about: list[list[str]], k: int) -> list[list[Evidence]]:
+    """:func:`search_triples_many` among the triples of given entities (``about[i]`` for ``texts[i]``)."""
+    return [[hit_evidence(h) for h in hits] for hits in index.search_about("triples", texts, about, k)]
+
+
 def hit_evidence(hit) -> Evidence:
     """One triple-index hit (an ``indexer.SearchHit`` of kind "triples") as Evidence."""
     x = hit.extra

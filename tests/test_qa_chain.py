@@ -48,11 +48,11 @@ def test_next_hop_entities_follow_the_best_relation_of_the_entity_named():
             hit(CURIE, "pierre curie", "ex:children", EVE, "eve curie", 0.70),
             hit(CURIE, "pierre curie", "ex:spouse", "ex:marie", "marie curie", 0.72),
             hit(CURIE, "pierre curie", "ex:born", "1859", None, 0.60, literal=True)]
-    assert next_hop_entities(hits, "Pierre Curie") == ["irene joliot-curie", "eve curie"]
-    assert next_hop_entities(hits, "Pierre Curie", limit=1) == ["irene joliot-curie"]
+    assert next_hop_entities(hits, "Pierre Curie") == [(IRENE, "irene joliot-curie"), (EVE, "eve curie")]
+    assert next_hop_entities(hits, "Pierre Curie", limit=1) == [(IRENE, "irene joliot-curie")]
     # read backwards: the film is the far end of "film | starred actors | actor"
     film = hit("ex:film", "Away We Go", "ex:starred", "ex:jk", "John Krasinski", 0.6)
-    assert next_hop_entities([film], "John Krasinski") == ["Away We Go"]
+    assert next_hop_entities([film], "John Krasinski") == [("ex:film", "Away We Go")]
     assert next_hop_entities([film], "Nobody Matching") == []
     assert next_hop_entities([], "x") == []
 

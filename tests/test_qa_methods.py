@@ -57,7 +57,11 @@ def test_pseudo_graph_answers_with_evidence_from_the_store(store):
     # searched by its known end and relation alone.
     assert [q["query"] for q in queries] == ["Andes | country | Peru", "Andes | country",
                                              "Himalayas | country | Nepal", "Himalayas | country"]
-    assert [len(q["hits"]) for q in queries] == [10, 10, 10, 10]
+    # Both are store entities by name, so each search is over that entity's own triples
+    # (the Andes have 9 in the demo store, the Himalayas 8).
+    assert [q["about"] for q in queries] == [[ANDES], [ANDES], [HIMALAYAS], [HIMALAYAS]]
+    assert [len(q["hits"]) for q in queries] == [9, 9, 8, 8]
+    assert all(h[0].startswith("Andes | ") for h in queries[0]["hits"])
     assert queries[0]["hits"][0] == ["Andes | country | Peru", 1.0]
     # Step 3: k = 2 distinct subjects; the two ranges kept, weakest first.
     pruning = result.trace["pruning"]

@@ -32,9 +32,9 @@ from .._chain import lookup_plan, next_hop_entities
 from .._graph_text import align_to_ground, fact_pairs, labelled, pair_lines_grammar, parse_triple_lines, triple_lines
 from .._grounding import StoreTerm, evidence_mentioning, ground_answers, marked_answers, normalise_label, \
     terms_by_label
-from .._pruning import EntityGroup, ground_graph_text, prune
+from .._pruning import EntityGroup, ground_graph_text, order_triples, prune
 from .._result import Answer, Evidence, Refusal
-from .._retrieval import entity_popularity, search_triples_many
+from .._retrieval import entity_popularity, search_triples_about, search_triples_many
 from ..prompts import grammar_text
 from ._base import MethodRun, QAContext, QAMethod
 
@@ -74,7 +74,8 @@ class PseudoGraphMethod(QAMethod):
 
     def __init__(self, context: QAContext, *, top_k: int = 10, threshold: float = DEFAULT_THRESHOLD,
                  max_ground_triples: int = 40, generate_tokens: int = 160, verify_tokens: int = 96,
-                 answer_tokens: int = 80, use_grammar: bool = True, max_stand_ins: int = 5):
+                 answer_tokens: int = 80, use_grammar: bool = True, max_stand_ins: int = 5,
+                 max_namesakes: int = 3, extend_entities: int = 3, extend_top_k: int = 3):
         super().__init__(context)
         self.top_k = top_k
         self.threshold = threshold
@@ -84,6 +85,9 @@ class PseudoGraphMethod(QAMethod):
         self.answer_tokens = answer_tokens
         self.use_grammar = use_grammar
         self.max_stand_ins = max_stand_ins
+        self.max_namesakes = max_namesakes
+        self.extend_entities = extend_entities
+        self.extend_top_k = extend_top_k
 
     # -- the five steps ----------------------------------------------------------------------
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
@@ -91,8 +95,8 @@ class PseudoGraphMethod(QAMethod):
         if not triples:
             return self._refuse(question, run, "no_pseudo_graph",
                                 "the model wrote no usable pseudo-graph for this question", allow_parametric)
-        retrieved = self.semantic_query(question, triples, run)
-        groups = self.ground_graph(triples, retrieved, run)
+        retrieved, extended = self.semantic_query(question, triples, run)
+        groups = self.ground_graph(triples, retrieved, run, extended=extended)
         if not groups:
             return self._refuse(question, run, "empty_ground_graph",
                                 "not in the store: no store facts match what the question needs", allow_parametric)
@@ -151,48 +155,100 @@ class PseudoGraphMethod(QAMethod):
         run.record("pseudo_graph", attempts=attempt, cypher=text, triples=[])
         return []
 
-    def semantic_query(self, question: str, triples, run: MethodRun) -> list[tuple[str, list[Evidence]]]:
+    def semantic_query(self, question: str, triples, run: MethodRun
+                       ) -> tuple[list[tuple[str, list[Evidence]]], list[tuple[str, str, list[Evidence]]]]:
         """Step 2: the top ``top_k`` store triples for each pseudo-triple, hop by hop.
 
-        A pseudo-triple whose end is a guessed intermediate entity is looked up once the
-        hop before it is: the store entities that hop leads to stand in for the guess
-        (:mod:`qa._chain`). Returns (the name the hits are about, hits) per lookup."""
+        A pseudo-triple is looked up from its known end: an entity the question names, or
+        one the hop before reached. A guessed intermediate entity is replaced by the store
+        entities that hop led to (:mod:`qa._chain`). When the known end is a store entity
+        (by exact name, or reached), the search is over that entity's triples; otherwise
+        over the whole triple index. Returns (the name the hits are about, hits) per lookup,
+        and the (IRI, label, hits) of :meth:`extend_short_chain`."""
         index = self.context.get_index()
-        stand_ins: dict[str, list[str]] = {}
+        stand_ins: dict[str, list[tuple[str, str]]] = {}  # pseudo name -> store (iri, label)
         retrieved: list[tuple[str, list[Evidence]]] = []
         trace = []
         for level in lookup_plan(triples, question):
-            queries = []  # (known name, query text, the other end's name or None)
+            queries = []  # (known name, its store IRIs, query text, the other end's name or None)
             for lookup in level:
                 s, r, o = lookup.triple
                 known = lookup.triple[lookup.known]
                 other = lookup.triple[2 - lookup.known] if lookup.resolves else None
-                for name in stand_ins.get(normalise_label(known)) or [known]:
+                entities = stand_ins.get(normalise_label(known)) or [(iri, known) for iri in self.link(index, known)]
+                by_name: dict[str, list[str]] = {}
+                for iri, name in entities or [(None, known)]:
+                    by_name.setdefault(name, []).extend([iri] if iri else [])
+                for name, iris in by_name.items():
                     text = pseudo_triple_text(name, r, o) if lookup.known == 0 else pseudo_triple_text(s, r, name)
-                    queries.append((name, text, other))
+                    queries.append((name, iris, text, other))
                     if other is not None:
                         # the guessed end can pull the search towards facts about the guess
                         # (a famous film the model named); the known end and relation alone cannot
-                        queries.append((name, f"{name} | {relation_words(r)}", other))
-            results = search_triples_many(index, [text for _, text, _ in queries], self.top_k)
-            for (name, text, other), hits in zip(queries, results):
+                        queries.append((name, iris, f"{name} | {relation_words(r)}", other))
+            results = self.search(index, queries)
+            for (name, iris, text, other), hits in zip(queries, results):
                 retrieved.append((name, hits))
                 if other is not None:
                     found = stand_ins.setdefault(normalise_label(other), [])
                     found += [e for e in next_hop_entities(hits, name, limit=self.max_stand_ins) if e not in found]
-                trace.append({"query": text, "hits": [[e.text(), round(e.score or 0.0, 4)] for e in hits]})
+                trace.append({"query": text, "about": iris, "hits": [[e.text(), round(e.score or 0.0, 4)] for e in hits]})
+        extended = self.extend_short_chain(question, triples, stand_ins, trace)
         run.record("semantic_query", top_k=self.top_k, queries=trace,
-                   stand_ins={k: v for k, v in stand_ins.items() if v})
-        return retrieved
+                   stand_ins={k: [label for _, label in v] for k, v in stand_ins.items() if v})
+        return retrieved, extended
 
-    def ground_graph(self, triples, retrieved, run: MethodRun) -> list[EntityGroup]:
-        """Step 3: prune the retrieved triples into the ground graph (no LLM)."""
+    def extend_short_chain(self, question: str, triples, stand_ins, trace: list) -> list[tuple[str, str, list[Evidence]]]:
+        """A single-hop pseudo-graph for what may be a two-hop question ("the nationality of
+        X's spouse" drawn as X -SPOUSE-> Y) stops one hop short, which a small model often
+        does. The store entities that hop reached are then searched with the question itself,
+        a few triples each, so verification can still add the missing fact. These entities
+        are reached through the store, not guessed, so pruning keeps them whatever their
+        similarity to the question (which is low: the question names someone else)."""
+        if len(lookup_plan(triples, question)) != 1:
+            return []
+        reached = list(dict.fromkeys(e for found in stand_ins.values() for e in found))[:self.extend_entities]
+        if not reached:
+            return []
+        index = self.context.get_index()
+        found = search_triples_about(index, [question] * len(reached), [[iri] for iri, _ in reached],
+                                     self.extend_top_k)
+        for (iri, label), hits in zip(reached, found):
+            trace.append({"query": question, "about": [iri], "hits": [[e.text(), round(e.score or 0.0, 4)]
+                                                                      for e in hits]})
+        return [(iri, label, hits) for (iri, label), hits in zip(reached, found)]
+
+    def link(self, index, name: str) -> list[str]:
+        """Store entities named exactly ``name`` (label or alias, case and punctuation aside),
+        most likely first, at most ``max_namesakes``; none when no name matches."""
+        return [c.iri for c in index.link(name, k=self.max_namesakes, vectors=False)
+                if c.match in ("exact", "label", "alias")]
+
+    def search(self, index, queries) -> list[list[Evidence]]:
+        """Top ``top_k`` hits per query: among its entities' triples when it has some, else
+        over the whole triple index."""
+        scoped = [i for i, q in enumerate(queries) if q[1]]
+        free = [i for i, q in enumerate(queries) if not q[1]]
+        out: list[list[Evidence]] = [[] for _ in queries]
+        if scoped:
+            found = search_triples_about(index, [queries[i][2] for i in scoped], [queries[i][1] for i in scoped],
+                                         self.top_k)
+            for i, hits in zip(scoped, found):
+                out[i] = hits
+        if free:
+            for i, hits in zip(free, search_triples_many(index, [queries[i][2] for i in free], self.top_k)):
+                out[i] = hits
+        return out
+
+    def ground_graph(self, triples, retrieved, run: MethodRun, *, extended=()) -> list[EntityGroup]:
+        """Step 3: prune the retrieved triples into the ground graph (no LLM). The facts of
+        entities a short chain reached (``extended``) join it, farthest from the draft."""
         subjects = list(dict.fromkeys(name for name, _ in retrieved))
         anchors = {e.s for _, hits in retrieved for e in hits} | {e.o for _, hits in retrieved for e in hits
                                                                  if not e.literal}
         popularity = entity_popularity(self.store, anchors)
         kept, dropped = prune(retrieved, k=len(subjects), popularity=popularity, threshold=self.threshold)
-        kept = _cap_triples(kept, self.max_ground_triples)
+        kept = _cap_triples(reached_groups(kept, extended, popularity) + kept, self.max_ground_triples)
         run.record("pruning", k=len(subjects), threshold=self.threshold, kept=[g.to_dict() for g in kept],
                    dropped=[{"iri": g.iri, "label": g.label, "score": round(g.score, 4),
                              "popularity": g.popularity, "why": why} for g, why in dropped])
@@ -260,6 +316,19 @@ def supporting_evidence(ground: list[Evidence], fixed, grounded: list[StoreTerm]
         if (pair in kept_pairs or id(e) in mentioning) and key not in seen:
             seen.add(key)
             out.append(e)
+    return out
+
+
+def reached_groups(kept: list[EntityGroup], extended, popularity) -> list[EntityGroup]:
+    """Groups for the entities a short chain reached, without the facts already kept."""
+    seen = {(e.s, e.p, e.o) for g in kept for e in g.triples}
+    out = []
+    for iri, label, hits in extended:
+        fresh = [e for e in hits if (e.s, e.p, e.o) not in seen]
+        seen.update((e.s, e.p, e.o) for e in fresh)
+        if fresh:
+            score = sum(e.score or 0.0 for e in fresh) / len(fresh)
+            out.append(EntityGroup(iri, label, score, popularity.get(iri, 0), 1.0, order_triples(fresh)))
     return out
 
 
