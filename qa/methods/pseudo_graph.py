@@ -205,8 +205,9 @@ class PseudoGraphMethod(QAMethod):
         a few triples each, so verification can still add the missing fact. These entities
         are reached through the store, not guessed, so pruning keeps them whatever their
         similarity to the question (which is low: the question names someone else)."""
-        if len(lookup_plan(triples, question)) != 1:
-            return []
+        plan = lookup_plan(triples, question)
+        if len(plan) != 1 or len({normalise_label(x.triple[x.known]) for x in plan[0]}) != 1:
+            return []  # a chain already, or a comparison of several named entities
         reached = list(dict.fromkeys(e for found in stand_ins.values() for e in found))[:self.extend_entities]
         if not reached:
             return []
