@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from click.testing import CliRunner
 
 import kgstore
@@ -140,3 +141,26 @@ def test_link_question_on_the_whole_metaqa_kb_by_names(shared_data, tmp_path):
             with store.catalog.connect() as con:
                 in_kb = sum(bool(con.execute("SELECT 1 FROM entities WHERE label = ?", [g]).fetchone()) for g in golds)
     assert (in_kb, correct) == (496, 496)
+
+
+def test_search_about_scores_only_the_named_entities_triples(metaqa_store):
+    # MetaQA has the director "William Dieterle" and the tag "william dieterle"
+    with Store.open(metaqa_store, read_only=True) as store:
+        index = Index.open(store)
+        director, tag = KG + "William_Dieterle", KG + "william_dieterle"
+        about_director, about_both, nobody = index.search_about(
+            "triples", ["William Dieterle | directed by"] * 3, [[director], [director, tag], []], k=50)
+        assert all(director in (h.extra["s"], h.extra["o"]) for h in about_director)
+        facts = list(store.query(f"SELECT * WHERE {{ {{ <{director}> ?p ?o }} UNION {{ ?s ?p <{director}> }} "
+                                 "FILTER(?p != rdfs:label) }"))
+        assert 0 < len(about_director) == len(facts)
+        scores = [h.score for h in about_director]
+        assert scores == sorted(scores, reverse=True)
+        # the best is scored as a whole-index search scores the same triple
+        top = about_director[0]
+        again = [h for h in index.search("triples", "William Dieterle | directed by", 200) if h.text == top.text]
+        assert again and abs(again[0].score - top.score) < 1e-4
+        assert {h.extra["o"] for h in about_both} >= {director, tag}
+        assert nobody == []
+        with pytest.raises(ValueError):
+            index.search_about("entities", ["x"], [[director]])
