@@ -118,6 +118,37 @@ def test_a_guessed_intermediate_entity_is_replaced_by_the_store_entity_the_first
     assert all(WD + "Q84" in (s, o) for s, _, o in evidence)
 
 
+SHORT_CYPHER = """```cypher
+CREATE (adams:Person {name: "Douglas Adams"}),
+       (answer:Country {name: "England"}),
+       (adams)-[:COUNTRY_OF_CITIZENSHIP]->(answer)
+```"""
+
+
+def test_a_sketch_one_hop_short_gets_the_reached_entities_facts_for_the_question(store):
+    question = "What is the capital of the country Douglas Adams was a citizen of?"
+    result, llm = ask(store, [SHORT_CYPHER, "Douglas Adams | country of citizenship\nUnited Kingdom | capital\n",
+                              "The capital is {London}"], question=question)
+    queries = result.trace["semantic_query"]["queries"]
+    assert [q["query"] for q in queries] == ["Douglas Adams | country of citizenship | England",
+                                             "Douglas Adams | country of citizenship", question]
+    assert queries[2]["about"] == [WD + "Q145"] and len(queries[2]["hits"]) == 3
+    assert "United Kingdom | capital | London" in [h[0] for h in queries[2]["hits"]]
+    # the reached entity joins the ground graph farthest from the draft (first)
+    kept = result.trace["pruning"]["kept"]
+    assert kept[0]["iri"] == WD + "Q145" and kept[-1]["iri"] == WD + "Q42"
+    ground = llm.prompts[1].split("Trusted facts:\n")[1].split("\n\nDraft:\n")[0]
+    assert ground.startswith("United Kingdom | ") and "United Kingdom | capital | London" in ground
+    assert result.trace["verification"]["fixed_graph"] == ["Douglas Adams | country of citizenship | United Kingdom",
+                                                          "United Kingdom | capital | London"]
+    assert result.answers == ["London"] and result.answer_iris == [WD + "Q84"]
+
+
+def test_a_comparison_of_named_entities_is_not_extended(store):
+    result, _ = ask(store, [CYPHER, VERIFIED, ANSWER])
+    assert QUESTION not in [q["query"] for q in result.trace["semantic_query"]["queries"]]
+
+
 def test_a_parse_error_goes_back_once_with_its_position(store):
     broken = 'CREATE (alps:MountainRange {name: "Alps"})-[:COUNTRY]->(:Country {name: "France"'
     result, llm = ask(store, [broken, ALPS_CYPHER])

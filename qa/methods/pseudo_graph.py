@@ -202,7 +202,8 @@ class PseudoGraphMethod(QAMethod):
         """A single-hop pseudo-graph for what may be a two-hop question ("the nationality of
         X's spouse" drawn as X -SPOUSE-> Y) stops one hop short, which a small model often
         does. The store entities that hop reached are then searched with the question itself,
-        a few triples each, so verification can still add the missing fact. These entities
+        a few of their own triples each (as subject), so verification can still add the
+        missing fact. These entities
         are reached through the store, not guessed, so pruning keeps them whatever their
         similarity to the question (which is low: the question names someone else)."""
         plan = lookup_plan(triples, question)
@@ -213,7 +214,9 @@ class PseudoGraphMethod(QAMethod):
             return []
         index = self.context.get_index()
         found = search_triples_about(index, [question] * len(reached), [[iri] for iri, _ in reached],
-                                     self.extend_top_k)
+                                     self.extend_top_k * 4)
+        # facts *of* the reached entity: the way back to the named one is known already
+        found = [[e for e in hits if e.s == iri][:self.extend_top_k] for (iri, _), hits in zip(reached, found)]
         for (iri, label), hits in zip(reached, found):
             trace.append({"query": question, "about": [iri], "hits": [[e.text(), round(e.score or 0.0, 4)]
                                                                       for e in hits]})
