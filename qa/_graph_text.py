@@ -64,13 +64,18 @@ def align_to_ground(fixed: Sequence[tuple[str, str, str]], ground: Sequence[tupl
     has takes the ground graph's values, all of them; another line stays only when both its
     subject and its value are ground-graph names (a relation said in other words, or read
     backwards), and is otherwise dropped as unsupported. A line with no value (``o == ""``)
-    names a ground fact by subject and relation.
+    names a ground fact by subject and relation. A fact named that has a single value brings
+    the ground facts that give the same relation and value for other subjects (one line,
+    ``Tracker | starred actors``, stands for all of an actor's films, which the ground graph
+    writes a line each).
     Returns the aligned triples and what changed, for the trace.
     """
     by_pair: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    by_value: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     names: set[str] = set()
     for s, r, o in ground:
         by_pair.setdefault((normalise_label(s), normalise_label(r)), []).append((s, r, o))
+        by_value.setdefault((normalise_label(r), normalise_label(o)), []).append((s, r, o))
         names.update((normalise_label(s), normalise_label(o)))
     aligned: dict[tuple[str, str, str], None] = {}
     notes: dict[str, list[str]] = {"completed": [], "dropped": []}
@@ -82,6 +87,9 @@ def align_to_ground(fixed: Sequence[tuple[str, str, str]], ground: Sequence[tupl
                 done.add(pair)
                 before = len(aligned)
                 aligned.update(dict.fromkeys(by_pair[pair]))
+                if len(by_pair[pair]) == 1:  # one value: its siblings too (every film of the actor named)
+                    _, r1, o1 = by_pair[pair][0]
+                    aligned.update(dict.fromkeys(by_value[(normalise_label(r1), normalise_label(o1))]))
                 if o and ((s, r, o) not in by_pair[pair] or len(aligned) - before > 1):
                     notes["completed"].append(f"{s} | {r}")
         elif o and pair[0] in names and normalise_label(o) in names:
@@ -96,7 +104,7 @@ def fact_pairs(triples: Sequence[tuple[str, str, str]]) -> list[str]:
     return list(dict.fromkeys(f"{s} | {r}" for s, r, _ in triples))
 
 
-def pair_lines_grammar(heads: Sequence[str], *, max_lines: int = 8) -> str:
+def pair_lines_grammar(heads: Sequence[str], *, max_lines: int = 4) -> str:
     """A GBNF grammar whose output is 1 to ``max_lines`` lines, each one of ``heads``.
 
     The verification step names the ground facts that support, correct or complete the

@@ -72,3 +72,15 @@ def test_the_verification_grammar_allows_only_the_ground_heads():
     grammar = pair_lines_grammar(['Say "hi" | a\\b', "Rhine | country"], max_lines=3)
     assert grammar == ('root ::= line{1,3}\n'
                        'line ::= ("Say \\"hi\\" | a\\\\b" | "Rhine | country") "\\n"\n')
+
+
+def test_a_single_valued_fact_named_brings_its_siblings():
+    ground = [("Tracker", "starred actors", "Temuera Morrison"), ("River Queen", "starred actors", "Temuera Morrison"),
+              ("River Queen", "directed by", "Vincent Ward"), ("Rhine", "country", "Germany"),
+              ("Rhine", "country", "France"), ("Danube", "country", "Germany")]
+    fixed, _ = align_to_ground([("Tracker", "starred actors", "")], ground)
+    assert fixed == [("Tracker", "starred actors", "Temuera Morrison"),
+                     ("River Queen", "starred actors", "Temuera Morrison")]
+    # several values: no siblings (the Danube also flows through Germany, but was not named)
+    fixed, _ = align_to_ground([("Rhine", "country", "")], ground)
+    assert fixed == [("Rhine", "country", "Germany"), ("Rhine", "country", "France")]
