@@ -61,8 +61,14 @@ def anchor(evidence: Evidence, pseudo_subject: str) -> tuple[str, str, float]:
 
 
 def prune(retrieved: Sequence[tuple[str, Sequence[Evidence]]], *, k: int, popularity: Mapping[str, int],
-          threshold: float = 0.7) -> tuple[list[EntityGroup], list[tuple[EntityGroup, str]]]:
+          threshold: float = 0.7, score_top: int | None = None
+          ) -> tuple[list[EntityGroup], list[tuple[EntityGroup, str]]]:
     """The ground graph from ``retrieved`` = [(pseudo subject, hits with scores), ...].
+
+    An entity's score is the mean similarity of its retrieved triples, or of its best
+    ``score_top`` when given: a search over one entity's own triples returns its unrelated
+    facts too, which would drag the mean of an entity that has the fact asked for under
+    the threshold.
 
     Returns (kept groups, highest score last; (dropped group, why) in the order
     considered), so a trace can show why an entity did not make it.
@@ -84,7 +90,8 @@ def prune(retrieved: Sequence[tuple[str, Sequence[Evidence]]], *, k: int, popula
     kept, dropped = [], []
     for rank, iri in enumerate(candidates):
         sims = scores[iri]
-        group = EntityGroup(iri=iri, label=labels[iri], score=sum(sims.values()) / len(sims),
+        best = sorted(sims.values(), reverse=True)[:score_top] if score_top else list(sims.values())
+        group = EntityGroup(iri=iri, label=labels[iri], score=sum(best) / len(best),
                             popularity=popularity.get(iri, 0), name_match=matches[iri],
                             triples=order_triples([triples[key] for key in sims]))
         if rank >= k:

@@ -84,3 +84,14 @@ def test_a_single_valued_fact_named_brings_its_siblings():
     # several values: no siblings (the Danube also flows through Germany, but was not named)
     fixed, _ = align_to_ground([("Rhine", "country", "")], ground)
     assert fixed == [("Rhine", "country", "Germany"), ("Rhine", "country", "France")]
+
+
+def test_pruning_can_score_an_entity_by_its_best_triples():
+    from qa._pruning import prune
+
+    facts = [hit("ex:film", "Are You Here", f"ex:r{i}", f"ex:o{i}", f"o{i}", score)
+             for i, score in enumerate([0.8, 0.7, 0.6, 0.3, 0.2])]
+    kept, dropped = prune([("Are You Here", facts)], k=1, popularity={}, threshold=0.55)
+    assert kept == [] and dropped[0][1] == "mean similarity 0.520 < 0.55"
+    kept, _ = prune([("Are You Here", facts)], k=1, popularity={}, threshold=0.55, score_top=3)
+    assert [(g.iri, round(g.score, 3), len(g.triples)) for g in kept] == [("ex:film", 0.7, 5)]

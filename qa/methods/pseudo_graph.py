@@ -9,9 +9,10 @@
    hop by hop from the entities the question names; a guessed intermediate entity is
    replaced by the store entities the previous hop led to (:mod:`qa._chain`).
 3. **Pruning** (no LLM, :mod:`qa._pruning`): k = the number of distinct entities looked
-   up (pseudo-graph subjects, or the store entities standing in for them); keep k retrieved entities (name match, then popularity), score each by the
-   mean similarity of its triples, drop those under ``threshold`` (0.55 by default, for
-   MiniLM; the research's 0.7 was set for another encoder): the ground graph.
+   up (pseudo-graph subjects, or the store entities standing in for them); keep k
+   retrieved entities (name match, then popularity), score each by the mean similarity of
+   its best ``score_top`` (3) triples, drop those under ``threshold`` (0.55 by default,
+   for MiniLM; the research's 0.7 was set for another encoder): the ground graph.
 4. **Verification**: the LLM rewrites the pseudo-graph against the ground graph (delete
    unsupported, replace conflicting, add missing): the fixed graph. A grammar lets it name
    only ground facts (``subject | relation``), whose values then come from the ground
@@ -75,7 +76,7 @@ class PseudoGraphMethod(QAMethod):
     def __init__(self, context: QAContext, *, top_k: int = 10, threshold: float = DEFAULT_THRESHOLD,
                  max_ground_triples: int = 40, generate_tokens: int = 160, verify_tokens: int = 96,
                  answer_tokens: int = 80, use_grammar: bool = True, max_stand_ins: int = 5,
-                 max_namesakes: int = 3, extend_entities: int = 3, extend_top_k: int = 3):
+                 max_namesakes: int = 3, extend_entities: int = 3, extend_top_k: int = 3, score_top: int = 3):
         super().__init__(context)
         self.top_k = top_k
         self.threshold = threshold
@@ -88,6 +89,7 @@ class PseudoGraphMethod(QAMethod):
         self.max_namesakes = max_namesakes
         self.extend_entities = extend_entities
         self.extend_top_k = extend_top_k
+        self.score_top = score_top
 
     # -- the five steps ----------------------------------------------------------------------
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
@@ -251,7 +253,8 @@ class PseudoGraphMethod(QAMethod):
         anchors = {e.s for _, hits in retrieved for e in hits} | {e.o for _, hits in retrieved for e in hits
                                                                  if not e.literal}
         popularity = entity_popularity(self.store, anchors)
-        kept, dropped = prune(retrieved, k=len(subjects), popularity=popularity, threshold=self.threshold)
+        kept, dropped = prune(retrieved, k=len(subjects), popularity=popularity, threshold=self.threshold,
+                              score_top=self.score_top)
         kept = _cap_triples(reached_groups(kept, extended, popularity) + kept, self.max_ground_triples)
         run.record("pruning", k=len(subjects), threshold=self.threshold, kept=[g.to_dict() for g in kept],
                    dropped=[{"iri": g.iri, "label": g.label, "score": round(g.score, 4),
