@@ -12,7 +12,7 @@ from .._result import Answer, Refusal
 from .._graph_text import labelled, triple_lines
 from .._retrieval import search_triples
 from ._base import MethodRun, QAContext, QAMethod
-from .pseudo_graph import answers_in, parametric_answers, parametric_result
+from .pseudo_graph import ask_for_answers, parametric_answers, parametric_result
 
 
 class IOMethod(QAMethod):
@@ -45,9 +45,9 @@ class QSMMethod(QAMethod):
         hits = search_triples(self.context.get_index(), question, self.top_k)
         run.record("semantic_query", top_k=self.top_k, query=question,
                    hits=[[e.text(), round(e.score or 0.0, 4)] for e in hits])
-        completion = run.ask("answer", "facts_answer", {"facts": triple_lines(labelled(hits), counts=True), "question": question},
-                             max_tokens=self.answer_tokens, temperature=0.0)
-        marks = answers_in(completion.text)
+        marks = ask_for_answers(run, "answer", "facts_answer",
+                                {"facts": triple_lines(labelled(hits), counts=True), "question": question},
+                                max_tokens=self.answer_tokens)
         if not marks:
             return Answer(question=question, method=self.name,
                           refusal=Refusal("no_answer", "the model found no answer in the top triples"))

@@ -283,9 +283,8 @@ class PseudoGraphMethod(QAMethod):
     def final_answer(self, question: str, fixed, run: MethodRun) -> list[str]:
         """Step 5: the answers the LLM marked in {} (an {unknown} mark means none)."""
         facts = triple_lines(fixed, counts=True)
-        completion = run.ask("answer", "facts_answer", {"facts": facts, "question": question},
-                             max_tokens=self.answer_tokens, temperature=0.0)
-        return answers_in(completion.text)
+        return ask_for_answers(run, "answer", "facts_answer", {"facts": facts, "question": question},
+                               max_tokens=self.answer_tokens)
 
     # -- refusals and the parametric fallback ---------------------------------------------
     def _refuse(self, question: str, run: MethodRun, reason: str, message: str, allow_parametric: bool) -> Answer:
@@ -297,10 +296,16 @@ class PseudoGraphMethod(QAMethod):
         return Answer(question=question, method=self.name, refusal=Refusal(reason, message))
 
 
-def parametric_answers(question: str, run: MethodRun, *, max_tokens: int = 80) -> list[str]:
-    completion = run.ask("parametric", "parametric_answer", {"question": question}, max_tokens=max_tokens,
-                         temperature=0.0)
+def ask_for_answers(run: MethodRun, step: str, prompt: str, values: dict, *, max_tokens: int) -> list[str]:
+    """The answer step every method shares: one line with the answers marked in ``{}``
+    (a grammar makes sure there is a mark), read by :func:`answers_in`."""
+    completion = run.ask(step, prompt, values, max_tokens=max_tokens, temperature=0.0,
+                         grammar=grammar_text("answer_marks"))
     return answers_in(completion.text)
+
+
+def parametric_answers(question: str, run: MethodRun, *, max_tokens: int = 80) -> list[str]:
+    return ask_for_answers(run, "parametric", "parametric_answer", {"question": question}, max_tokens=max_tokens)
 
 
 def parametric_result(store, question: str, method: str, answers: list[str]) -> Answer:
