@@ -194,20 +194,22 @@ class PseudoGraphMethod(QAMethod):
                 if other is not None:
                     found = stand_ins.setdefault(normalise_label(other), [])
                     found += [e for e in next_hop_entities(hits, name, limit=self.max_stand_ins) if e not in found]
-                trace.append({"query": text, "about": iris, "hits": [[e.text(), round(e.score or 0.0, 4)] for e in hits]})
+                trace.append({"query": text, "about": iris,
+                              "hits": [[e.text(), round(e.score or 0.0, 4)] for e in hits]})
         extended = self.extend_short_chain(question, triples, stand_ins, trace)
         run.record("semantic_query", top_k=self.top_k, queries=trace,
                    stand_ins={k: [label for _, label in v] for k, v in stand_ins.items() if v})
         return retrieved, extended
 
-    def extend_short_chain(self, question: str, triples, stand_ins, trace: list) -> list[tuple[str, str, list[Evidence]]]:
+    def extend_short_chain(self, question: str, triples, stand_ins, trace: list
+                           ) -> list[tuple[str, str, list[Evidence]]]:
         """A single-hop pseudo-graph for what may be a two-hop question ("the nationality of
         X's spouse" drawn as X -SPOUSE-> Y) stops one hop short, which a small model often
         does. The store entities that hop reached are then searched with the question itself,
         a few of their own triples each (as subject), so verification can still add the
-        missing fact. These entities
-        are reached through the store, not guessed, so pruning keeps them whatever their
-        similarity to the question (which is low: the question names someone else)."""
+        missing fact. These entities are reached through the store, not guessed, so pruning
+        keeps them whatever their similarity to the question (which is low: the question
+        names someone else)."""
         plan = lookup_plan(triples, question)
         if len(plan) != 1 or len({normalise_label(x.triple[x.known]) for x in plan[0]}) != 1:
             return []  # a chain already, or a comparison of several named entities
