@@ -4,9 +4,9 @@ a looked-up hop leads to. Pure functions over pseudo-triples and retrieved evide
 A pseudo-graph for "the nationality of Pierre Curie's son" is a chain: ``Pierre Curie -child->
 Jacques Curie -nationality-> French``. The second pseudo-triple's subject is the model's guess
 at an intermediate entity, and a wrong guess retrieves nothing useful. So the semantic
-query runs hop by hop: triples whose subject no other triple points at come first; the
-store entities their hits lead to (Irène Joliot-Curie) then stand in for the guessed
-intermediate in the next hop's query text.
+query runs hop by hop from the entities the question names; the store entities a hop's
+hits lead to (Irène Joliot-Curie) then stand in for the guessed intermediate in the next
+hop's query text.
 """
 from __future__ import annotations
 

@@ -116,13 +116,7 @@ def pathquestion_line(line: str) -> tuple[str, tuple[str, ...], str | None]:
 
 
 def _read_pathquestion(source: Path, hops: int, split: str) -> Dataset:
-    items = []
-    for i, line in enumerate(_lines(source), start=1):
-        if line.strip():
-            question, gold, topic = pathquestion_line(line)
-            items.append(QAItem(id=f"pathquestion-{hops}hop:{i}", question=question, gold=gold, topic=topic))
-    return Dataset("pathquestion", hops, split, source, items,
-                   notes=[f"PathQuestion has no {split} split; all {len(items)} questions are the pool"])
+    return _read_pool("pathquestion", "PathQuestion", pathquestion_line, source, hops, split)
 
 
 def wc2014_line(line: str) -> tuple[str, tuple[str, ...], str | None]:
@@ -135,13 +129,18 @@ def wc2014_line(line: str) -> tuple[str, tuple[str, ...], str | None]:
 
 
 def _read_wc2014(source: Path, hops: int, split: str) -> Dataset:
+    return _read_pool("wc2014", "WorldCup2014", wc2014_line, source, hops, split)
+
+
+def _read_pool(name: str, title: str, parse_line, source: Path, hops: int, split: str) -> Dataset:
+    """A benchmark file without splits: every non-blank line is a question of the pool."""
     items = []
     for i, line in enumerate(_lines(source), start=1):
         if line.strip():
-            question, gold, topic = wc2014_line(line)
-            items.append(QAItem(id=f"wc2014-{hops}hop:{i}", question=question, gold=gold, topic=topic))
-    return Dataset("wc2014", hops, split, source, items,
-                   notes=[f"WorldCup2014 has no {split} split; all {len(items)} questions are the pool"])
+            question, gold, topic = parse_line(line)
+            items.append(QAItem(id=f"{name}-{hops}hop:{i}", question=question, gold=gold, topic=topic))
+    return Dataset(name, hops, split, source, items,
+                   notes=[f"{title} has no {split} split; all {len(items)} questions are the pool"])
 
 
 def select_items(items: list[QAItem], limit: int | None, *, sample: str = "spread") -> list[QAItem]:

@@ -98,7 +98,7 @@ class PseudoGraphMethod(QAMethod):
             return self._refuse(question, run, "no_pseudo_graph",
                                 "the model wrote no usable pseudo-graph for this question", allow_parametric)
         retrieved, extended = self.semantic_query(question, triples, run)
-        groups = self.ground_graph(triples, retrieved, run, extended=extended)
+        groups = self.ground_graph(retrieved, run, extended=extended)
         if not groups:
             return self._refuse(question, run, "empty_ground_graph",
                                 "not in the store: no store facts match what the question needs", allow_parametric)
@@ -171,7 +171,8 @@ class PseudoGraphMethod(QAMethod):
         stand_ins: dict[str, list[tuple[str, str]]] = {}  # pseudo name -> store (iri, label)
         retrieved: list[tuple[str, list[Evidence]]] = []
         trace = []
-        for level in lookup_plan(triples, question):
+        plan = lookup_plan(triples, question)
+        for level in plan:
             queries = []  # (known name, its store IRIs, query text, the other end's name or None)
             for lookup in level:
                 s, r, o = lookup.triple
@@ -196,12 +197,12 @@ class PseudoGraphMethod(QAMethod):
                     found += [e for e in next_hop_entities(hits, name, limit=self.max_stand_ins) if e not in found]
                 trace.append({"query": text, "about": iris,
                               "hits": [[e.text(), round(e.score or 0.0, 4)] for e in hits]})
-        extended = self.extend_short_chain(question, triples, stand_ins, trace)
+        extended = self.extend_short_chain(question, plan, stand_ins, trace)
         run.record("semantic_query", top_k=self.top_k, queries=trace,
                    stand_ins={k: [label for _, label in v] for k, v in stand_ins.items() if v})
         return retrieved, extended
 
-    def extend_short_chain(self, question: str, triples, stand_ins, trace: list
+    def extend_short_chain(self, question: str, plan, stand_ins, trace: list
                            ) -> list[tuple[str, str, list[Evidence]]]:
         """A single-hop pseudo-graph for what may be a two-hop question ("the nationality of
         X's spouse" drawn as X -SPOUSE-> Y) stops one hop short, which a small model often
@@ -210,7 +211,6 @@ class PseudoGraphMethod(QAMethod):
         missing fact. These entities are reached through the store, not guessed, so pruning
         keeps them whatever their similarity to the question (which is low: the question
         names someone else)."""
-        plan = lookup_plan(triples, question)
         if len(plan) != 1 or len({normalise_label(x.triple[x.known]) for x in plan[0]}) != 1:
             return []  # a chain already, or a comparison of several named entities
         reached = list(dict.fromkeys(e for found in stand_ins.values() for e in found))[:self.extend_entities]
@@ -248,7 +248,7 @@ class PseudoGraphMethod(QAMethod):
                 out[i] = hits
         return out
 
-    def ground_graph(self, triples, retrieved, run: MethodRun, *, extended=()) -> list[EntityGroup]:
+    def ground_graph(self, retrieved, run: MethodRun, *, extended=()) -> list[EntityGroup]:
         """Step 3: prune the retrieved triples into the ground graph (no LLM). The facts of
         entities a short chain reached (``extended``) join it, farthest from the draft."""
         subjects = list(dict.fromkeys(name for name, _ in retrieved))
