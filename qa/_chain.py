@@ -11,7 +11,7 @@ hop's query text.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Collection, Sequence
 
 from ._grounding import normalise_label
 from ._pruning import anchor
@@ -36,16 +36,22 @@ def _mentioned(name: str, question: str) -> bool:
     return bool(n) and f" {n} " in f" {question} "
 
 
-def lookup_plan(triples: Sequence[PseudoTriple], question: str) -> list[list[Lookup]]:
+def lookup_plan(triples: Sequence[PseudoTriple], question: str,
+                in_store: Collection[str] = ()) -> list[list[Lookup]]:
     """The pseudo-triples in lookup order, hop by hop from the entities the question names.
 
     Edges count in both directions (the model may write ``actor ACTED_IN film`` for a
-    question about the actor). With no node named in the question, nodes that are no
+    question about the actor). ``in_store`` holds the normalised node names that are store
+    entities: when some named nodes are, the others ("darling" in "the gender of Andronikos
+    III's darling") are guesses. With no node named in the question, nodes that are no
     triple's object are the starting points; a part of the graph that nothing reaches
-    starts from its first triple's subject."""
+    starts from its first triple's subject. A triple from a node to itself (the model named
+    the answer after the question's entity) looks its far end up."""
     q = normalise_label(question)
     names = [n for s, _, o in triples for n in (s, o)]
     mentioned = {normalise_label(n) for n in names if _mentioned(n, q)}
+    if mentioned & set(in_store):
+        mentioned &= set(in_store)
     # "Pierre Curie's son" is in the question too, but it describes a guess rather than naming an entity
     reached = {n for n in mentioned if not any(m != n and _mentioned(m, n) for m in mentioned)}
     if not reached:
@@ -59,7 +65,8 @@ def lookup_plan(triples: Sequence[PseudoTriple], question: str) -> list[list[Loo
             s, _, o = triples[i]
             s_known, o_known = normalise_label(s) in reached, normalise_label(o) in reached
             if s_known or o_known:
-                level.append((i, Lookup(triples[i], 0 if s_known else 2, not (s_known and o_known))))
+                loop = normalise_label(s) == normalise_label(o)
+                level.append((i, Lookup(triples[i], 0 if s_known else 2, loop or not (s_known and o_known))))
         if not level:
             i = remaining[0]
             level = [(i, Lookup(triples[i], 0, True))]

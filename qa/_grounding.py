@@ -69,7 +69,8 @@ def ground_answers(answers: Sequence[str], evidence: Sequence[Evidence]) -> tupl
     """Map answer strings to terms in ``evidence``: (grounded terms in order, unmatched strings).
 
     A string that matches nothing as a whole but is a list ("Chile, Peru and Bolivia") is
-    matched item by item.
+    matched item by item; items that match nothing ("composer, conductor" where the store
+    says "conducting") are unmatched, and the others still count.
     """
     terms = evidence_terms(evidence)
     grounded: list[StoreTerm] = []
@@ -81,11 +82,12 @@ def ground_answers(answers: Sequence[str], evidence: Sequence[Evidence]) -> tupl
         else:
             items = [p for p in _LIST_SPLIT.split(answer) if p.strip()]
             pieces = [terms.get(normalise_label(p)) for p in items] if len(items) > 1 else [None]
-        if any(p is None for p in pieces):
+        if len(pieces) > 1:
+            unmatched += [item for item, p in zip(items, pieces) if p is None]
+        elif pieces[0] is None:
             unmatched.append(answer)
-            continue
         for p in pieces:
-            if p not in grounded:
+            if p is not None and p not in grounded:
                 grounded.append(p)
     return grounded, unmatched
 

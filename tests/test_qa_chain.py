@@ -95,3 +95,47 @@ def test_pruning_can_score_an_entity_by_its_best_triples():
     assert kept == [] and dropped[0][1] == "mean similarity 0.520 < 0.55"
     kept, _ = prune([("Are You Here", facts)], k=1, popularity={}, threshold=0.55, score_top=3)
     assert [(g.iri, round(g.score, 3), len(g.triples)) for g in kept] == [("ex:film", 0.7, 5)]
+
+
+def test_named_nodes_that_are_not_store_entities_are_guesses_when_another_one_is():
+    # "darling" is in the question too, but only Andronikos III is a store entity
+    triples = [("Darling", "FRIEND", "Andronikos III Palaiologos")]
+    question = "the gender of darling of andronikos_iii_palaiologos ?"
+    assert lookup_plan(triples, question) == [[Lookup(triples[0], known=0, resolves=False)]]
+    assert lookup_plan(triples, question, in_store={"andronikos iii palaiologos"}) == [
+        [Lookup(triples[0], known=2, resolves=True)]]
+    # with no named node in the store, the question's own wording still decides
+    assert lookup_plan(triples, question, in_store={"somebody else"}) == [
+        [Lookup(triples[0], known=0, resolves=False)]]
+
+
+def test_a_node_linked_to_itself_looks_up_its_far_end():
+    # the model named the answer node after the question's entity
+    triples = [("Anne of Great Britain", "MARRIED", "Anne of Great Britain")]
+    assert lookup_plan(triples, "the nationality of couple of anne_of_great_britain ?") == [
+        [Lookup(triples[0], known=0, resolves=True)]]
+
+
+def test_a_list_answer_keeps_the_items_the_evidence_holds():
+    from qa._grounding import ground_answers
+
+    facts = [hit("ex:sw", "siegfried wagner", "ex:profession", "ex:composer", "composer", 0.7),
+             hit("ex:sw", "siegfried wagner", "ex:profession", "ex:conducting", "conducting", 0.7)]
+    grounded, unmatched = ground_answers(["composer, conductor"], facts)
+    assert [(t.iri, t.label) for t in grounded] == [("ex:composer", "composer")]
+    assert unmatched == ["conductor"]
+    grounded, unmatched = ground_answers(["composer and conducting", "pianist"], facts)
+    assert [t.iri for t in grounded] == ["ex:composer", "ex:conducting"] and unmatched == ["pianist"]
+
+
+def test_hop_facts_are_those_of_reached_entities_the_fixed_graph_leads_to():
+    from qa.methods.pseudo_graph import hop_facts
+
+    joe = [hit("ex:joe", "joe keaton", "ex:profession", "ex:actor", "actor", 0.5),
+           hit("ex:joe", "joe keaton", "ex:gender", "ex:male", "male", 0.45)]
+    other = [hit("ex:myra", "myra keaton", "ex:profession", "ex:actor", "actor", 0.5)]
+    extended = [("ex:joe", "joe keaton", joe), ("ex:myra", "myra keaton", other)]
+    in_ground = {(e.s, e.p, e.o) for e in joe + other} - {("ex:joe", "ex:gender", "ex:male")}
+    fixed = [("buster keaton", "parents", "joe keaton")]
+    assert hop_facts(fixed, extended, in_ground) == [("joe keaton", "profession", "actor")]
+    assert hop_facts([("buster keaton", "gender", "male")], extended, in_ground) == []

@@ -97,13 +97,13 @@ class PseudoGraphMethod(QAMethod):
         if not triples:
             return self._refuse(question, run, "no_pseudo_graph",
                                 "the model wrote no usable pseudo-graph for this question", allow_parametric)
-        retrieved, extended = self.semantic_query(question, triples, run)
+        retrieved, extended, firsts = self.semantic_query(question, triples, run)
         groups = self.ground_graph(retrieved, run, extended=extended)
         if not groups:
             return self._refuse(question, run, "empty_ground_graph",
                                 "not in the store: no store facts match what the question needs", allow_parametric)
         ground = [e for g in groups for e in g.triples]
-        fixed = self.verify(question, triples, groups, run)
+        fixed = self.verify(question, triples, groups, run, firsts=firsts, extended=extended)
         marks = self.final_answer(question, fixed, run)
         if not marks:
             return self._refuse(question, run, "no_answer",
@@ -158,51 +158,74 @@ class PseudoGraphMethod(QAMethod):
         return []
 
     def semantic_query(self, question: str, triples, run: MethodRun
-                       ) -> tuple[list[tuple[str, list[Evidence]]], list[tuple[str, str, list[Evidence]]]]:
+                       ) -> tuple[list[tuple[str, list[Evidence]]], list[tuple[str, str, list[Evidence]]],
+                                  list[Evidence]]:
         """Step 2: the top ``top_k`` store triples for each pseudo-triple, hop by hop.
 
         A pseudo-triple is looked up from its known end: an entity the question names, or
         one the hop before reached. A guessed intermediate entity is replaced by the store
         entities that hop led to (:mod:`qa._chain`). When the known end is a store entity
         (by exact name, or reached), the search is over that entity's triples; otherwise
-        over the whole triple index. Returns (the name the hits are about, hits) per lookup,
-        and the (IRI, label, hits) of :meth:`extend_short_chain`."""
+        over the whole triple index. Returns (the name the hits are about, hits) per query,
+        the (IRI, label, hits) of :meth:`extend_short_chain`, and each lookup's best hit."""
         index = self.context.get_index()
-        stand_ins: dict[str, list[tuple[str, str]]] = {}  # pseudo name -> store (iri, label)
+        names = list(dict.fromkeys(n for s, _, o in triples for n in (s, o)))
+        links = {normalise_label(n): self.link(index, n) for n in names}
+        plan = lookup_plan(triples, question, {n for n, iris in links.items() if iris})
+        stand_ins = self.question_stand_ins(index, question, plan, links)  # pseudo name -> store (iri, label)
+        reached: list[tuple[str, str]] = []  # store entities the lookups led to, in order
         retrieved: list[tuple[str, list[Evidence]]] = []
+        firsts: list[Evidence] = []  # each lookup's best hit for its whole pseudo-triple
         trace = []
-        plan = lookup_plan(triples, question)
         for level in plan:
-            queries = []  # (known name, its store IRIs, query text, the other end's name or None)
+            queries = []  # (known name, its store IRIs, query text, the other end's name or None, first?)
             for lookup in level:
                 s, r, o = lookup.triple
                 known = lookup.triple[lookup.known]
                 other = lookup.triple[2 - lookup.known] if lookup.resolves else None
-                entities = stand_ins.get(normalise_label(known)) or [(iri, known) for iri in self.link(index, known)]
+                entities = stand_ins.get(normalise_label(known)) or [(iri, known)
+                                                                     for iri in links[normalise_label(known)]]
                 by_name: dict[str, list[str]] = {}
                 for iri, name in entities or [(None, known)]:
                     by_name.setdefault(name, []).extend([iri] if iri else [])
                 for name, iris in by_name.items():
                     text = pseudo_triple_text(name, r, o) if lookup.known == 0 else pseudo_triple_text(s, r, name)
-                    queries.append((name, iris, text, other))
+                    queries.append((name, iris, text, other, True))
                     if other is not None:
                         # the guessed end can pull the search towards facts about the guess
                         # (a famous film the model named); the known end and relation alone cannot
-                        queries.append((name, iris, f"{name} | {relation_words(r)}", other))
+                        queries.append((name, iris, f"{name} | {relation_words(r)}", other, False))
             results = self.search(index, queries)
-            for (name, iris, text, other), hits in zip(queries, results):
+            for (name, iris, text, other, first), hits in zip(queries, results):
                 retrieved.append((name, hits))
+                if first and hits:
+                    firsts.append(hits[0])
                 if other is not None:
-                    found = stand_ins.setdefault(normalise_label(other), [])
-                    found += [e for e in next_hop_entities(hits, name, limit=self.max_stand_ins) if e not in found]
+                    found = next_hop_entities(hits, name, limit=self.max_stand_ins)
+                    reached += [e for e in found if e not in reached]
+                    if normalise_label(other) not in links or not links[normalise_label(other)]:
+                        # a guessed end gets stand-ins; a store entity's name (a node linked to
+                        # itself) keeps its own
+                        slot = stand_ins.setdefault(normalise_label(other), [])
+                        slot += [e for e in found if e not in slot]
                 trace.append({"query": text, "about": iris,
                               "hits": [[e.text(), round(e.score or 0.0, 4)] for e in hits]})
-        extended = self.extend_short_chain(question, plan, stand_ins, trace)
+        extended = self.extend_short_chain(question, plan, reached, trace)
         run.record("semantic_query", top_k=self.top_k, queries=trace,
                    stand_ins={k: [label for _, label in v] for k, v in stand_ins.items() if v})
-        return retrieved, extended
+        return retrieved, extended, firsts
 
-    def extend_short_chain(self, question: str, plan, stand_ins, trace: list
+    def question_stand_ins(self, index, question: str, plan, links) -> dict[str, list[tuple[str, str]]]:
+        """When the entity a pseudo-graph starts from is no store entity (the model renamed
+        "thomas_lamb_eliot" to "John Eliot"), the store entity the question itself names
+        stands in for it. Only for a single starting entity: a comparison names several."""
+        starts = {normalise_label(x.triple[x.known]) for x in plan[0]} if plan else set()
+        if len(starts) != 1 or any(links.get(n) for n in starts):
+            return {}
+        found = [c for c in index.link_question(question, k=3) if c.match in ("exact", "label", "alias")]
+        return {starts.pop(): [(found[0].iri, found[0].label)]} if found else {}
+
+    def extend_short_chain(self, question: str, plan, reached, trace: list
                            ) -> list[tuple[str, str, list[Evidence]]]:
         """A single-hop pseudo-graph for what may be a two-hop question ("the nationality of
         X's spouse" drawn as X -SPOUSE-> Y) stops one hop short, which a small model often
@@ -213,7 +236,7 @@ class PseudoGraphMethod(QAMethod):
         names someone else)."""
         if len(plan) != 1 or len({normalise_label(x.triple[x.known]) for x in plan[0]}) != 1:
             return []  # a chain already, or a comparison of several named entities
-        reached = list(dict.fromkeys(e for found in stand_ins.values() for e in found))[:self.extend_entities]
+        reached = reached[:self.extend_entities]
         if not reached:
             return []
         index = self.context.get_index()
@@ -263,11 +286,17 @@ class PseudoGraphMethod(QAMethod):
                              "popularity": g.popularity, "why": why} for g, why in dropped])
         return kept
 
-    def verify(self, question: str, triples, groups: list[EntityGroup], run: MethodRun) -> list[tuple[str, str, str]]:
+    def verify(self, question: str, triples, groups: list[EntityGroup], run: MethodRun, *,
+               firsts: list[Evidence] = (), extended=()) -> list[tuple[str, str, str]]:
         """Step 4: the fixed graph (the pseudo-graph rewritten against the ground graph).
 
         With the grammar (the default) the model can only name ground facts, by subject and
-        relation; the fixed graph takes their values from the ground graph."""
+        relation; the fixed graph takes their values from the ground graph. Two kinds of
+        ground fact join it whatever the model names, because a 1.5B model often leaves
+        them out (it kept "976-EVIL | has genre" for "976-EVIL | released | year"): the
+        best hit of each pseudo-triple's lookup, which replaces the draft's guess, and the
+        facts of entities that a short chain reached, when the fixed graph leads to them
+        (the draft's missing hop)."""
         pseudo_text = triple_lines((s, relation_words(r), o) for s, r, o in triples)
         ground = labelled([e for g in groups for e in g.triples])
         options = {"grammar": pair_lines_grammar(fact_pairs(ground))} if self.use_grammar else {}
@@ -275,17 +304,24 @@ class PseudoGraphMethod(QAMethod):
                              {"question": question, "ground_graph": ground_graph_text(groups),
                               "pseudo_graph": pseudo_text},
                              max_tokens=self.verify_tokens, temperature=0.0, stop_repeated_lines=True, **options)
-        fixed, changes = align_to_ground(parse_triple_lines(completion.text, pairs=True), ground)
-        if not fixed:  # nothing usable came back: answer from the ground graph itself
-            fixed = ground
+        in_ground = {(e.s, e.p, e.o) for g in groups for e in g.triples}
+        replacing = [(s, r, "") for s, r, _ in labelled([e for e in firsts if (e.s, e.p, e.o) in in_ground
+                                                         and (e.score or 0.0) >= self.threshold])]
+        verified, changes = align_to_ground(parse_triple_lines(completion.text, pairs=True), ground)
+        if not verified and not replacing:  # nothing usable came back: answer from the ground graph itself
+            verified = list(ground)
             run.record("verification", fallback="the ground graph (the model wrote no supported triples)")
-        run.record("verification", aligned=changes, fixed_graph=[" | ".join(t) for t in fixed])
+        fixed = align_to_ground(replacing, ground)[0]  # first: the chain's hops in lookup order
+        fixed += [t for t in verified if t not in fixed]
+        fixed += [t for t in hop_facts(fixed, extended, in_ground) if t not in fixed]
+        run.record("verification", replacing=[f"{s} | {r}" for s, r, _ in dict.fromkeys(replacing)],
+                   aligned=changes, fixed_graph=[" | ".join(t) for t in fixed])
         return fixed
 
     def final_answer(self, question: str, fixed, run: MethodRun) -> list[str]:
         """Step 5: the answers the LLM marked in {} (an {unknown} mark means none)."""
         facts = triple_lines(fixed, counts=True)
-        return ask_for_answers(run, "answer", "facts_answer", {"facts": facts, "question": question},
+        return ask_for_answers(run, "answer", "pseudo_graph_answer", {"facts": facts, "question": question},
                                max_tokens=self.answer_tokens)
 
     # -- refusals and the parametric fallback ---------------------------------------------
@@ -331,6 +367,13 @@ def supporting_evidence(ground: list[Evidence], fixed, grounded: list[StoreTerm]
             seen.add(key)
             out.append(e)
     return out
+
+
+def hop_facts(fixed, extended, in_ground) -> list[tuple[str, str, str]]:
+    """The facts (labelled) of the entities a short chain reached that ``fixed`` mentions."""
+    mentioned = {normalise_label(n) for s, _, o in fixed for n in (s, o)}
+    return [t for iri, label, hits in extended if normalise_label(label) in mentioned
+            for t in labelled([e for e in hits if (e.s, e.p, e.o) in in_ground])]
 
 
 def reached_groups(kept: list[EntityGroup], extended, popularity) -> list[EntityGroup]:
