@@ -111,11 +111,15 @@ def test_a_guessed_intermediate_entity_is_replaced_by_the_store_entity_the_first
     assert queries == ["Douglas Adams | country of citizenship | England", "Douglas Adams | country of citizenship",
                        "United Kingdom | capital | Manchester", "United Kingdom | capital"]
     assert result.trace["semantic_query"]["stand_ins"] == {"england": ["United Kingdom"], "manchester": ["London"]}
-    assert result.trace["verification"]["fixed_graph"] == ["United Kingdom | capital | London"]
+    # each hop's best hit replaces the draft's guess, in lookup order, before what the model named
+    assert result.trace["verification"]["replacing"] == ["Douglas Adams | country of citizenship",
+                                                         "United Kingdom | capital"]
+    assert result.trace["verification"]["fixed_graph"] == ["Douglas Adams | country of citizenship | United Kingdom",
+                                                          "United Kingdom | capital | London"]
     assert result.answers == ["London"] and result.answer_iris == [WD + "Q84"]
     evidence = [(e.s, e.p, e.o) for e in result.evidence]
-    assert evidence[0] == (WD + "Q145", WDT + "P36", WD + "Q84")
-    assert all(WD + "Q84" in (s, o) for s, _, o in evidence)
+    assert (WD + "Q42", WDT + "P27", WD + "Q145") in evidence and (WD + "Q145", WDT + "P36", WD + "Q84") in evidence
+    assert all(WD + "Q84" in (s, o) or (s, o) == (WD + "Q42", WD + "Q145") for s, _, o in evidence)
 
 
 SHORT_CYPHER = """```cypher
@@ -139,8 +143,10 @@ def test_a_sketch_one_hop_short_gets_the_reached_entities_facts_for_the_question
     assert kept[0]["iri"] == WD + "Q145" and kept[-1]["iri"] == WD + "Q42"
     ground = llm.prompts[1].split("Trusted facts:\n")[1].split("\n\nDraft:\n")[0]
     assert ground.startswith("United Kingdom | ") and "United Kingdom | capital | London" in ground
-    assert result.trace["verification"]["fixed_graph"] == ["Douglas Adams | country of citizenship | United Kingdom",
-                                                          "United Kingdom | capital | London"]
+    # the reached entity's facts for the question join the fixed graph: the hop the draft missed
+    assert result.trace["verification"]["fixed_graph"] == [
+        "Douglas Adams | country of citizenship | United Kingdom", "United Kingdom | capital | London",
+        "United Kingdom | instance of | country", "United Kingdom | continent | Europe"]
     assert result.answers == ["London"] and result.answer_iris == [WD + "Q84"]
 
 
@@ -276,3 +282,26 @@ def test_registry_by_name():
     assert (method.threshold, method.top_k, method.name) == (0.5, 5, "pseudo-graph")
     with pytest.raises(TypeError):
         make_method("io", QAContext(store=None, llm=ScriptedLLM([])), top_k=3)
+
+
+RENAMED_CYPHER = """```cypher
+CREATE (adams:Person {name: "Doug N. Adams"}),
+       (answer:City {name: "London"}),
+       (adams)-[:PLACE_OF_BIRTH]->(answer)
+```"""
+
+
+def test_a_renamed_start_entity_is_replaced_by_the_one_the_question_names(store):
+    # "Doug N. Adams" names nothing in the store; the question names Douglas Adams
+    result, _ = ask(store, [RENAMED_CYPHER, "Douglas Adams | place of birth\n", "He was born in {Cambridge}"],
+                    question="Where was Douglas Adams born?")
+    queries = result.trace["semantic_query"]["queries"]
+    assert queries[0]["query"] == "Douglas Adams | place of birth | London" and queries[0]["about"] == [WD + "Q42"]
+    assert result.answers == ["Cambridge"] and result.answer_iris == [WD + "Q350"]
+
+
+def test_a_sketch_about_another_entity_than_the_question_names_is_not_renamed(store):
+    # the question compares two ranges; a sketch about the Alps is no renaming of either
+    result, _ = ask(store, [ALPS_CYPHER, "{unknown}"])
+    assert result.trace["semantic_query"]["queries"][0]["about"] == []
+    assert result.refused

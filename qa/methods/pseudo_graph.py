@@ -218,12 +218,16 @@ class PseudoGraphMethod(QAMethod):
     def question_stand_ins(self, index, question: str, plan, links) -> dict[str, list[tuple[str, str]]]:
         """When the entity a pseudo-graph starts from is no store entity (the model renamed
         "thomas_lamb_eliot" to "John Eliot"), the store entity the question itself names
-        stands in for it. Only for a single starting entity: a comparison names several."""
+        stands in for it. Only when the pseudo-graph starts from one entity and the question
+        names one: a sketch about the Alps for a question comparing the Andes and the
+        Himalayas is about something else, not a renaming."""
         starts = {normalise_label(x.triple[x.known]) for x in plan[0]} if plan else set()
         if len(starts) != 1 or any(links.get(n) for n in starts):
             return {}
-        found = [c for c in index.link_question(question, k=3) if c.match in ("exact", "label", "alias")]
-        return {starts.pop(): [(found[0].iri, found[0].label)]} if found else {}
+        found = [c for c in index.link_question(question, k=5) if c.match in ("exact", "label", "alias")]
+        if not found or any(_disjoint(c.span, found[0].span) for c in found[1:]):
+            return {}
+        return {starts.pop(): [(found[0].iri, found[0].label)]}
 
     def extend_short_chain(self, question: str, plan, reached, trace: list
                            ) -> list[tuple[str, str, list[Evidence]]]:
@@ -367,6 +371,10 @@ def supporting_evidence(ground: list[Evidence], fixed, grounded: list[StoreTerm]
             seen.add(key)
             out.append(e)
     return out
+
+
+def _disjoint(a, b) -> bool:
+    return a is None or b is None or a[1] <= b[0] or b[1] <= a[0]
 
 
 def hop_facts(fixed, extended, in_ground) -> list[tuple[str, str, str]]:
