@@ -7,7 +7,8 @@
 2. **Semantic query**: each pseudo-triple, written like the triple index's texts
    (``subject | relation | object``), fetches its top ``top_k`` store triples. Lookups go
    hop by hop from the entities the question names; a guessed intermediate entity is
-   replaced by the store entities the previous hop led to (:mod:`qa._chain`).
+   replaced by the store entities the previous hop led to (:mod:`qa._chain`), and a
+   start the model renamed by the entity the question names.
 3. **Pruning** (no LLM, :mod:`qa._pruning`): k = the number of distinct entities looked
    up (pseudo-graph subjects, or the store entities standing in for them); keep k
    retrieved entities (name match, then popularity), score each by the mean similarity of
@@ -17,7 +18,9 @@
    unsupported, replace conflicting, add missing): the fixed graph. A grammar lets it name
    only ground facts (``subject | relation``), whose values then come from the ground
    graph (:func:`qa._graph_text.align_to_ground`): a 1.5B model copies lists badly and
-   slowly, so the ground graph's values win and unsupported lines cannot be written.
+   slowly, so the ground graph's values win and unsupported lines cannot be written. Each
+   lookup's best hit and the facts a short chain reached join the fixed graph whatever
+   the model names, because it often leaves out exactly those.
 5. **Answer**: the LLM answers from the fixed graph, marking answers in ``{}``. Answers must
    be subjects or objects of the ground graph; otherwise, or with an empty ground graph,
    the result is a refusal ("not in the store"). With ``allow_parametric`` the LLM answers
