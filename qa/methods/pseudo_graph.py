@@ -206,7 +206,7 @@ class PseudoGraphMethod(QAMethod):
                 if other is not None:
                     found = next_hop_entities(hits, name, limit=self.max_stand_ins)
                     reached += [e for e in found if e not in reached]
-                    if normalise_label(other) not in links or not links[normalise_label(other)]:
+                    if not links[normalise_label(other)]:
                         # a guessed end gets stand-ins; a store entity's name (a node linked to
                         # itself) keeps its own
                         slot = stand_ins.setdefault(normalise_label(other), [])
