@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 from ._grounding import normalise_label
 
 _COUNT = re.compile(r"\s*\(\d+ values?\)")
+_UNMARKABLE = re.compile(r"[{}\r\n]")
 SEPARATOR = "; "
 
 
@@ -110,8 +111,27 @@ def pair_lines_grammar(heads: Sequence[str], *, max_lines: int = 4) -> str:
     The verification step names the ground facts that support, correct or complete the
     draft; the values come from the ground graph itself, so the model spends no tokens
     (and makes no copying slips) writing them."""
-    def literal(text: str) -> str:
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-    alternatives = " | ".join(literal(h) for h in heads)
+    alternatives = " | ".join(gbnf_literal(h) for h in heads)
     return f'root ::= line{{1,{max_lines}}}\nline ::= ({alternatives}) "\\n"\n'
+
+
+def answer_terms_grammar(terms: Sequence[str]) -> str:
+    """A GBNF grammar for the answer step whose ``{}`` marks each hold one of ``terms``
+    (as written) or ``unknown``; the text around the marks is free, on one line.
+
+    The marks must name what the facts name: a 1.5B model paraphrases the fact it follows
+    ("woman" for "female", "Jewish" for "jew", "George I" for "george i of great
+    britain"), and a paraphrase matches no store term, so a right answer became a refusal.
+    Terms that cannot sit in a mark (braces, line breaks) are left out."""
+    usable = dict.fromkeys(t.strip() for t in terms if t.strip() and not _UNMARKABLE.search(t))
+    usable.pop("unknown", None)
+    alternatives = "".join(f" | {gbnf_literal(t)}" for t in usable)
+    return ('root ::= text mark (text mark)* text\n'
+            'text ::= [^{}\\n]*\n'
+            'mark ::= "{" term "}"\n'
+            f'term ::= "unknown"{alternatives}\n')
+
+
+def gbnf_literal(text: str) -> str:
+    """``text`` as a GBNF string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

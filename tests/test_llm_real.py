@@ -4,7 +4,9 @@ from __future__ import annotations
 import pytest
 
 from kgstore.config import LLMConfig
+from qa._graph_text import answer_terms_grammar
 from qa.llm import PACKAGED_MODEL_SHA256, llm_from_config, packaged_model_path, verify_model_file
+from qa.methods.pseudo_graph import answers_in
 
 pytestmark = pytest.mark.llm
 
@@ -35,3 +37,14 @@ def test_llama_backend_follows_a_json_schema(llm):
 def test_llama_backend_follows_a_gbnf_grammar(llm):
     c = llm.complete("Is Paris in France? Answer yes or no.", grammar='root ::= "yes" | "no"', max_tokens=4)
     assert c.text == "yes"
+
+
+def test_answer_marks_can_only_name_terms_of_the_facts(llm):
+    # Asked "man or woman", the model says "man" unless the grammar holds it to the facts'
+    # own term; a paraphrase would match no store term and the answer would be refused.
+    prompt = ("Facts:\nirina godunova | spouse | feodor i of russia\nfeodor i of russia | gender | male\n\n"
+              "Question: is irina godunova's other half a man or a woman? "
+              "Answer in one sentence and put the answer in curly braces.")
+    grammar = answer_terms_grammar(["irina godunova", "feodor i of russia", "male"])
+    c = llm.complete(prompt, grammar=grammar, max_tokens=60)
+    assert answers_in(c.text) == ["male"]

@@ -3,7 +3,7 @@ grammar (qa._chain, qa._graph_text)."""
 from __future__ import annotations
 
 from qa._chain import Lookup, lookup_plan, next_hop_entities
-from qa._graph_text import align_to_ground, fact_pairs, pair_lines_grammar, parse_triple_lines
+from qa._graph_text import align_to_ground, answer_terms_grammar, fact_pairs, pair_lines_grammar, parse_triple_lines
 from qa._result import Evidence
 
 CURIE, IRENE, EVE = "ex:pierre_curie", "ex:irene", "ex:eve"
@@ -72,6 +72,15 @@ def test_the_verification_grammar_allows_only_the_ground_heads():
     grammar = pair_lines_grammar(['Say "hi" | a\\b', "Rhine | country"], max_lines=3)
     assert grammar == ('root ::= line{1,3}\n'
                        'line ::= ("Say \\"hi\\" | a\\\\b" | "Rhine | country") "\\n"\n')
+
+
+def test_the_answer_grammar_allows_only_the_facts_terms_in_marks():
+    grammar = answer_terms_grammar(["Rhine", 'Say "hi"', "a\\b", "Rhine ", "unknown", "{odd}", "two\nlines", " "])
+    assert grammar == ('root ::= text mark (text mark)* text\n'
+                       'text ::= [^{}\\n]*\n'
+                       'mark ::= "{" term "}"\n'
+                       'term ::= "unknown" | "Rhine" | "Say \\"hi\\"" | "a\\\\b"\n')
+    assert answer_terms_grammar([]).endswith('term ::= "unknown"\n')
 
 
 def test_a_single_valued_fact_named_brings_its_siblings():

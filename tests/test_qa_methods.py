@@ -84,6 +84,12 @@ def test_pseudo_graph_answers_with_evidence_from_the_store(store):
     assert facts[0].startswith("Andes | country | ") and facts[0].endswith("(7 values)")
     assert facts[1].startswith("Himalayas | country | ") and facts[1].endswith("(5 values)")
     assert len(parse_triple_lines("\n".join(facts))) == 12
+    # ...and its grammar lets a mark name only the fixed graph's subjects and objects.
+    names = {n for s, _, o in parse_triple_lines("\n".join(facts)) for n in (s, o)}
+    term_rule = llm.calls[2]["grammar"].splitlines()[-1]
+    assert term_rule.startswith('term ::= "unknown" | ')
+    assert set(term_rule.removeprefix('term ::= "unknown" | ').strip('"').split('" | "')) == names
+    assert len(names) == 14  # the two ranges and their 7 + 5 countries
     # The evidence: store triples with IRIs, every country fact of both ranges.
     country = [e for e in result.evidence if e.p == WDT + "P17"]
     assert {e.o for e in country if e.s == ANDES} == ANDES_COUNTRIES
@@ -222,6 +228,12 @@ def test_an_answer_outside_the_evidence_is_refused(store):
     assert result.refused and result.refusal.reason == "not_in_store"
     assert "'Aconcagua'" in result.refusal.message
     assert result.trace["grounding"] == {"marked": ["Aconcagua"], "grounded": [], "unmatched": ["Aconcagua"]}
+
+
+def test_answer_terms_off_lets_marks_hold_any_text(store):
+    result, llm = ask(store, [CYPHER, VERIFIED, ANSWER], answer_terms=False)
+    assert result.answers == ["Andes"]
+    assert llm.calls[2]["grammar"].splitlines()[-1] == 'mark ::= "{" [^{}\\n]+ "}"'
 
 
 def test_unknown_from_the_model_is_a_refusal(store):

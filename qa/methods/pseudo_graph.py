@@ -21,7 +21,9 @@
    slowly, so the ground graph's values win and unsupported lines cannot be written. Each
    lookup's best hit and the facts a short chain reached join the fixed graph whatever
    the model names, because it often leaves out exactly those.
-5. **Answer**: the LLM answers from the fixed graph, marking answers in ``{}``. Answers must
+5. **Answer**: the LLM answers from the fixed graph, marking answers in ``{}``; a grammar
+   lets a mark hold only a term of the fixed graph, as written there, or ``unknown``
+   (``answer_terms``). Answers must
    be subjects or objects of the ground graph; otherwise, or with an empty ground graph,
    the result is a refusal ("not in the store"). With ``allow_parametric`` the LLM answers
    from its own knowledge instead, and the answer is flagged ``parametric``.
@@ -29,11 +31,13 @@
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from kgstore.errors import CypherSyntaxError, UnsafeQueryError
 
 from .._chain import lookup_plan, next_hop_entities
-from .._graph_text import align_to_ground, fact_pairs, labelled, pair_lines_grammar, parse_triple_lines, triple_lines
+from .._graph_text import (align_to_ground, answer_terms_grammar, fact_pairs, labelled, pair_lines_grammar,
+                           parse_triple_lines, triple_lines)
 from .._grounding import StoreTerm, evidence_mentioning, ground_answers, marked_answers, normalise_label, \
     terms_by_label
 from .._pruning import EntityGroup, ground_graph_text, order_triples, prune
@@ -78,8 +82,8 @@ class PseudoGraphMethod(QAMethod):
 
     def __init__(self, context: QAContext, *, top_k: int = 10, threshold: float = DEFAULT_THRESHOLD,
                  max_ground_triples: int = 40, generate_tokens: int = 160, verify_tokens: int = 96,
-                 answer_tokens: int = 80, use_grammar: bool = True, max_stand_ins: int = 5,
-                 max_namesakes: int = 3, extend_entities: int = 3, extend_top_k: int = 3, score_top: int = 3):
+                 answer_tokens: int = 80, use_grammar: bool = True, answer_terms: bool = True,
+                 max_stand_ins: int = 5, max_namesakes: int = 3, extend_entities: int = 3, extend_top_k: int = 3, score_top: int = 3):
         super().__init__(context)
         self.top_k = top_k
         self.threshold = threshold
@@ -88,6 +92,7 @@ class PseudoGraphMethod(QAMethod):
         self.verify_tokens = verify_tokens
         self.answer_tokens = answer_tokens
         self.use_grammar = use_grammar
+        self.answer_terms = answer_terms
         self.max_stand_ins = max_stand_ins
         self.max_namesakes = max_namesakes
         self.extend_entities = extend_entities
@@ -326,10 +331,12 @@ class PseudoGraphMethod(QAMethod):
         return fixed
 
     def final_answer(self, question: str, fixed, run: MethodRun) -> list[str]:
-        """Step 5: the answers the LLM marked in {} (an {unknown} mark means none)."""
+        """Step 5: the answers the LLM marked in {} (an {unknown} mark means none). With
+        ``answer_terms`` a mark can only be a term of the fixed graph, as written there."""
         facts = triple_lines(fixed, counts=True)
+        terms = [name for s, _, o in fixed for name in (s, o)] if self.answer_terms else None
         return ask_for_answers(run, "answer", "pseudo_graph_answer", {"facts": facts, "question": question},
-                               max_tokens=self.answer_tokens)
+                               max_tokens=self.answer_tokens, terms=terms)
 
     # -- refusals and the parametric fallback ---------------------------------------------
     def _refuse(self, question: str, run: MethodRun, reason: str, message: str, allow_parametric: bool) -> Answer:
@@ -341,11 +348,13 @@ class PseudoGraphMethod(QAMethod):
         return Answer(question=question, method=self.name, refusal=Refusal(reason, message))
 
 
-def ask_for_answers(run: MethodRun, step: str, prompt: str, values: dict, *, max_tokens: int) -> list[str]:
+def ask_for_answers(run: MethodRun, step: str, prompt: str, values: dict, *, max_tokens: int,
+                    terms: Sequence[str] | None = None) -> list[str]:
     """The answer step every method shares: one line with the answers marked in ``{}``
-    (a grammar makes sure there is a mark), read by :func:`answers_in`."""
-    completion = run.ask(step, prompt, values, max_tokens=max_tokens, temperature=0.0,
-                         grammar=grammar_text("answer_marks"))
+    (a grammar makes sure there is a mark), read by :func:`answers_in`. With ``terms``,
+    each mark is one of them or ``unknown``."""
+    grammar = grammar_text("answer_marks") if terms is None else answer_terms_grammar(terms)
+    completion = run.ask(step, prompt, values, max_tokens=max_tokens, temperature=0.0, grammar=grammar)
     return answers_in(completion.text)
 
 
