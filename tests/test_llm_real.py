@@ -7,6 +7,7 @@ from kgstore.config import LLMConfig
 from qa._graph_text import answer_terms_grammar
 from qa.llm import PACKAGED_MODEL_SHA256, llm_from_config, packaged_model_path, verify_model_file
 from qa.methods.pseudo_graph import answers_in
+from qa.prompts import grammar_text, render_prompt
 
 pytestmark = pytest.mark.llm
 
@@ -40,11 +41,14 @@ def test_llama_backend_follows_a_gbnf_grammar(llm):
 
 
 def test_answer_marks_can_only_name_terms_of_the_facts(llm):
-    # Asked "man or woman", the model says "man" unless the grammar holds it to the facts'
-    # own term; a paraphrase would match no store term and the answer would be refused.
-    prompt = ("Facts:\nirina godunova | spouse | feodor i of russia\nfeodor i of russia | gender | male\n\n"
-              "Question: is irina godunova's other half a man or a woman? "
-              "Answer in one sentence and put the answer in curly braces.")
-    grammar = answer_terms_grammar(["irina godunova", "feodor i of russia", "male"])
-    c = llm.complete(prompt, grammar=grammar, max_tokens=60)
-    assert answers_in(c.text) == ["male"]
+    # A PQ-2H question the pseudo-graph answer step got right but marked "{man}": a
+    # paraphrase of the store's "male", so grounding refused it. The grammar holds the
+    # mark to the facts' own terms.
+    facts = "irina godunova | spouse | feodor i of russia\nfeodor i of russia | gender | male"
+    prompt = render_prompt("pseudo_graph_answer", facts=facts,
+                           question="is irina_godunova 's other half a man or a woman ?")
+    free = llm.complete(prompt, grammar=grammar_text("answer_marks"), max_tokens=80)
+    held = llm.complete(prompt, grammar=answer_terms_grammar(["irina godunova", "feodor i of russia", "male"]),
+                        max_tokens=80)
+    assert answers_in(free.text) == ["man"]
+    assert answers_in(held.text) == ["male"]
