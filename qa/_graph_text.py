@@ -11,6 +11,7 @@ import re
 from typing import Iterable, Sequence
 
 from ._grounding import normalise_label
+from .prompts import grammar_text
 
 _COUNT = re.compile(r"\s*\(\d+ values?\)")
 _UNMARKABLE = re.compile(r"[{}\r\n]")
@@ -126,10 +127,9 @@ def answer_terms_grammar(terms: Sequence[str]) -> str:
     usable = dict.fromkeys(t.strip() for t in terms if t.strip() and not _UNMARKABLE.search(t))
     usable.pop("unknown", None)
     alternatives = "".join(f" | {gbnf_literal(t)}" for t in usable)
-    return ('root ::= text mark (text mark)* text\n'
-            'text ::= [^{}\\n]*\n'
-            'mark ::= "{" term "}"\n'
-            f'term ::= "unknown"{alternatives}\n')
+    # the answer shape is answer_marks.gbnf's; only what a mark may hold changes
+    shape = [line for line in grammar_text("answer_marks").splitlines() if not line.startswith("term ::=")]
+    return "\n".join(shape + [f'term ::= "unknown"{alternatives}']) + "\n"
 
 
 def gbnf_literal(text: str) -> str:

@@ -233,7 +233,7 @@ def test_an_answer_outside_the_evidence_is_refused(store):
 def test_answer_terms_off_lets_marks_hold_any_text(store):
     result, llm = ask(store, [CYPHER, VERIFIED, ANSWER], answer_terms=False)
     assert result.answers == ["Andes"]
-    assert llm.calls[2]["grammar"].splitlines()[-1] == 'mark ::= "{" [^{}\\n]+ "}"'
+    assert llm.calls[2]["grammar"].splitlines()[-1] == 'term ::= [^{}\\n]+'
 
 
 def test_unknown_from_the_model_is_a_refusal(store):

@@ -83,7 +83,8 @@ class PseudoGraphMethod(QAMethod):
     def __init__(self, context: QAContext, *, top_k: int = 10, threshold: float = DEFAULT_THRESHOLD,
                  max_ground_triples: int = 40, generate_tokens: int = 160, verify_tokens: int = 96,
                  answer_tokens: int = 80, use_grammar: bool = True, answer_terms: bool = True,
-                 max_stand_ins: int = 5, max_namesakes: int = 3, extend_entities: int = 3, extend_top_k: int = 3, score_top: int = 3):
+                 max_stand_ins: int = 5, max_namesakes: int = 3, extend_entities: int = 3, extend_top_k: int = 3,
+                 score_top: int = 3):
         super().__init__(context)
         self.top_k = top_k
         self.threshold = threshold
