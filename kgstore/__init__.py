@@ -11,10 +11,11 @@ Public API::
 from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
 from ._registry import LOADERS, loader_for
 from ._store import EntityView, Fact, Store
-from .config import GraphConfig, IndexConfig, LLMConfig, StoreConfig
+from ._query_guard import refused_operation
+from .config import GraphConfig, IndexConfig, LLMConfig, SparqlConfig, StoreConfig
 from .errors import (CypherSyntaxError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
                      KgstoreError, LLMUnavailableError,
-                     MalformedRecordError, QAError, QueryError, ReadOnlyError, SchemaVersionError,
+                     MalformedRecordError, QAError, QueryError, QueryRefusedError, ReadOnlyError, SchemaVersionError,
                      StoreClosedError, StoreError, StoreLockedError, StoreNotFoundError, TooManyErrorsError,
                      TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError)
 from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord, Triple
@@ -23,10 +24,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Store", "EntityView", "Fact", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
-    "LOADERS", "loader_for", "StoreConfig", "GraphConfig", "IndexConfig", "LLMConfig",
+    "LOADERS", "loader_for", "refused_operation", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig", "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
     "KgstoreError", "StoreError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
-    "SchemaVersionError", "ReadOnlyError", "QueryError", "IngestError", "UnknownFormatError",
+    "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "IngestError", "UnknownFormatError",
     "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",
     "EncoderMismatchError", "QAError", "LLMUnavailableError", "UnsafeQueryError", "__version__",
     "GraphNotSyncedError", "CypherSyntaxError",

@@ -12,7 +12,8 @@ import pyoxigraph as ox
 
 from ._catalog import Catalog
 from .config import CONFIG_NAME, StoreConfig
-from .errors import (KgstoreError, QueryError, ReadOnlyError, StoreClosedError, StoreError,
+from ._query_guard import UPDATE_KEYWORDS, refused_operation
+from .errors import (KgstoreError, QueryError, QueryRefusedError, ReadOnlyError, StoreClosedError, StoreError,
                      StoreLockedError, StoreNotFoundError)
 from .records import Triple
 from .terms import ntriples
@@ -20,10 +21,6 @@ from .terms import ntriples
 OXIGRAPH_DIR = "oxigraph"
 LOCK_NAME = ".writer.lock"
 
-_PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w\-.]*)?\s*:", re.IGNORECASE)
-_UPDATE_WORDS = re.compile(
-    r"^\s*(?:(?:PREFIX|BASE)\s+[^\n]*\n\s*)*(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
-    re.IGNORECASE)
 
 
 @dataclass
@@ -167,8 +164,12 @@ class Store:
         Update operations are refused here: use :meth:`update`.
         """
         self._check_open()
-        if _UPDATE_WORDS.match(_strip_comments(sparql)):
-            raise QueryError("this is a SPARQL update; `query` only reads (use Store.update from the API)")
+        refused = refused_operation(sparql, allow_service=self.config.sparql.allow_service)
+        if refused:
+            reason, offset = refused
+            if any(word in reason for word in UPDATE_KEYWORDS):
+                reason += " (use Store.update from the API)"
+            raise QueryRefusedError(reason, offset)
         try:
             return self._rdf.query(escape_prefixed_dots(sparql), prefixes=self.config.prefixes)
         except SyntaxError as exc:
@@ -283,11 +284,6 @@ def escape_prefixed_dots(sparql: str) -> str:
         return f"{prefix}:{local.replace('.', chr(92) + '.')}"
 
     return _SPARQL_TOKENS.sub(fix, sparql)
-
-
-def _strip_comments(text: str) -> str:
-    return "\n".join(line.split("#", 1)[0] if not line.lstrip().startswith("PREFIX") else line
-                     for line in text.splitlines())
 
 
 def _take_writer_lock(path: Path) -> int:

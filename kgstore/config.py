@@ -49,6 +49,13 @@ class LLMConfig:
 
 
 @dataclass
+class SparqlConfig:
+    allow_service: bool = False  # SERVICE (federation) reaches the network: off unless set here
+    timeout_s: float = 30.0  # per-query limit for the server and the QA sandbox
+    max_rows: int = 10_000  # rows returned at most (the server truncates and says so)
+
+
+@dataclass
 class StoreConfig:
     version: int = FORMAT_VERSION
     languages: list[str] = field(default_factory=lambda: ["en"])
@@ -56,6 +63,7 @@ class StoreConfig:
     graph: GraphConfig = field(default_factory=GraphConfig)
     index: IndexConfig = field(default_factory=IndexConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    sparql: SparqlConfig = field(default_factory=SparqlConfig)
 
     @classmethod
     def load(cls, store_dir: Path) -> "StoreConfig":
@@ -73,6 +81,7 @@ class StoreConfig:
             graph=_section(GraphConfig, raw.get("graph", {})),
             index=_section(IndexConfig, raw.get("index", {})),
             llm=_section(LLMConfig, raw.get("llm", {})),
+            sparql=_section(SparqlConfig, raw.get("sparql", {})),
         )
 
     def save(self, store_dir: Path) -> None:

@@ -8,6 +8,7 @@
     │   ├─ SchemaVersionError      the store was written by an incompatible version
     │   └─ ReadOnlyError           a write was attempted through a read-only handle
     ├─ QueryError                  a SPARQL/Cypher query failed to parse or run
+    │   └─ QueryRefusedError       a query tried to write or reach the network (SERVICE, LOAD)
     ├─ IngestError
     │   ├─ UnknownFormatError      no loader of that name
     │   ├─ MalformedRecordError    one bad line (recorded and skipped, raised only on demand)
@@ -76,6 +77,16 @@ class ReadOnlyError(StoreError):
 
 class QueryError(KgstoreError):
     exit_code = 5
+
+
+class QueryRefusedError(QueryError):
+    """A read query that would write or reach the network. ``offset`` is where in the
+    query text the refused keyword stands."""
+
+    def __init__(self, reason: str, offset: int | None = None):
+        self.reason = reason
+        self.offset = offset
+        super().__init__(reason)
 
 
 class IngestError(KgstoreError):
