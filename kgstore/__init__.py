@@ -12,10 +12,12 @@ from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
 from ._registry import LOADERS, loader_for
 from ._store import EntityView, Fact, Store
 from ._query_guard import refused_operation
+from ._bounded_query import BoundedResult, QueryPool, run_bounded
 from .config import GraphConfig, IndexConfig, LLMConfig, SparqlConfig, StoreConfig
 from .errors import (CypherSyntaxError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
                      KgstoreError, LLMUnavailableError,
-                     MalformedRecordError, QAError, QueryError, QueryRefusedError, ReadOnlyError, SchemaVersionError,
+                     MalformedRecordError, QAError, QueryError, QueryRefusedError, QueryTimeoutError, ReadOnlyError,
+                     SchemaVersionError,
                      StoreClosedError, StoreError, StoreLockedError, StoreNotFoundError, TooManyErrorsError,
                      TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError)
 from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord, Triple
@@ -24,10 +26,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Store", "EntityView", "Fact", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
-    "LOADERS", "loader_for", "refused_operation", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig", "LLMConfig",
+    "LOADERS", "loader_for", "refused_operation", "run_bounded", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig", "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
     "KgstoreError", "StoreError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
-    "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "IngestError", "UnknownFormatError",
+    "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError", "UnknownFormatError",
     "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",
     "EncoderMismatchError", "QAError", "LLMUnavailableError", "UnsafeQueryError", "__version__",
     "GraphNotSyncedError", "CypherSyntaxError",

@@ -6,7 +6,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pyoxigraph as ox
 
@@ -158,10 +158,13 @@ class Store:
         return len(self._rdf)
 
     # -- SPARQL ----------------------------------------------------------------------
-    def query(self, sparql: str) -> Any:
+    def query(self, sparql: str, *, default_graph: Sequence[str] | None = None,
+              named_graphs: Sequence[str] | None = None) -> Any:
         """Run a SPARQL 1.1 query with the store's prefixes predeclared.
 
-        Update operations are refused here: use :meth:`update`.
+        Update operations are refused here: use :meth:`update`. ``default_graph`` and
+        ``named_graphs`` are graph IRIs (the SPARQL protocol's ``default-graph-uri`` and
+        ``named-graph-uri``); by default the query reads the store's default graph.
         """
         self._check_open()
         refused = refused_operation(sparql, allow_service=self.config.sparql.allow_service)
@@ -171,7 +174,10 @@ class Store:
                 reason += " (use Store.update from the API)"
             raise QueryRefusedError(reason, offset)
         try:
-            return self._rdf.query(escape_prefixed_dots(sparql), prefixes=self.config.prefixes)
+            return self._rdf.query(escape_prefixed_dots(sparql), prefixes=self.config.prefixes,
+                                   default_graph=_graphs(default_graph), named_graphs=_graphs(named_graphs))
+        except ValueError as exc:  # a graph IRI that is not an IRI
+            raise QueryError(f"invalid graph IRI: {exc}") from exc
         except SyntaxError as exc:
             raise QueryError(f"SPARQL syntax error: {exc}") from exc
         except OSError as exc:
@@ -284,6 +290,10 @@ def escape_prefixed_dots(sparql: str) -> str:
         return f"{prefix}:{local.replace('.', chr(92) + '.')}"
 
     return _SPARQL_TOKENS.sub(fix, sparql)
+
+
+def _graphs(iris: Sequence[str] | None) -> list[ox.NamedNode] | None:
+    return None if iris is None else [ox.NamedNode(iri) for iri in iris]
 
 
 def _take_writer_lock(path: Path) -> int:

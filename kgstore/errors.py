@@ -8,7 +8,8 @@
     │   ├─ SchemaVersionError      the store was written by an incompatible version
     │   └─ ReadOnlyError           a write was attempted through a read-only handle
     ├─ QueryError                  a SPARQL/Cypher query failed to parse or run
-    │   └─ QueryRefusedError       a query tried to write or reach the network (SERVICE, LOAD)
+    │   ├─ QueryRefusedError       a query tried to write or reach the network (SERVICE, LOAD)
+    │   └─ QueryTimeoutError       a query ran past its time limit (server, QA sandbox)
     ├─ IngestError
     │   ├─ UnknownFormatError      no loader of that name
     │   ├─ MalformedRecordError    one bad line (recorded and skipped, raised only on demand)
@@ -87,6 +88,18 @@ class QueryRefusedError(QueryError):
         self.reason = reason
         self.offset = offset
         super().__init__(reason)
+
+
+class QueryTimeoutError(QueryError):
+    """A query ran past ``timeout_s``. pyoxigraph cannot cancel a query: the caller stopped
+    waiting and the worker stops at its next row."""
+
+    transient = True
+
+    def __init__(self, timeout_s: float):
+        self.timeout_s = timeout_s
+        super().__init__(f"the query ran past the time limit of {timeout_s:g} s and was abandoned; "
+                         "narrow it (LIMIT, a more selective pattern) or raise [sparql] timeout_s")
 
 
 class IngestError(KgstoreError):

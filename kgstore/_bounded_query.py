@@ -1,0 +1,194 @@
+"""A read query with a time limit and a row cap: :func:`run_bounded`.
+
+pyoxigraph cannot cancel a running query, so the limit is a watchdog: the query runs in a
+worker thread of a small fixed pool and the caller stops waiting when the limit passes
+(:class:`~kgstore.errors.QueryTimeoutError`). The worker checks the deadline between rows
+and stops there, so only one long step that yields no row (a sort, a COUNT over
+everything) keeps it busy past the limit. Because the pool is fixed, runaway queries can
+occupy at most its workers; later queries wait in its queue and that wait counts
+against their own limit, so threads never pile up.
+
+Results are read into a :class:`BoundedResult` (at most ``max_rows`` rows) and written
+out again with pyoxigraph's own serializers (:meth:`BoundedResult.serialize`).
+
+The server (``kgstore serve``) and the QA sandbox both call :func:`run_bounded`.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+import pyoxigraph as ox
+
+from .errors import QueryTimeoutError
+
+ResultKind = Literal["solutions", "boolean", "graph"]
+Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
+
+DEFAULT_WORKERS = 4
+
+
+@dataclass(frozen=True)
+class BoundedResult:
+    """What a bounded query returned.
+
+    ``kind`` is ``"solutions"`` (SELECT: ``variables`` and ``rows``, one tuple of terms or
+    None per row, in ``variables`` order), ``"boolean"`` (ASK: ``boolean``) or ``"graph"``
+    (CONSTRUCT/DESCRIBE: ``triples``). ``truncated`` says more rows or triples existed
+    than ``max_rows``; ``seconds`` is the time the query took, queue wait included."""
+
+    kind: ResultKind
+    variables: tuple[str, ...] = ()
+    rows: tuple[tuple[Term | None, ...], ...] = ()
+    triples: tuple[ox.Triple, ...] = ()
+    boolean: bool | None = None
+    truncated: bool = False
+    seconds: float = 0.0
+
+    def __len__(self) -> int:
+        """Rows (SELECT), triples (CONSTRUCT/DESCRIBE) or 1 (ASK)."""
+        return {"solutions": len(self.rows), "graph": len(self.triples), "boolean": 1}[self.kind]
+
+    def bindings(self) -> list[dict[str, Term]]:
+        """SELECT rows as dicts, unbound variables left out."""
+        return [{v: t for v, t in zip(self.variables, row) if t is not None} for row in self.rows]
+
+    def serialize(self, format: ox.QueryResultsFormat | ox.RdfFormat, *,
+                  prefixes: dict[str, str] | None = None) -> bytes:
+        """The result in ``format`` (a QueryResultsFormat for SELECT/ASK, an RdfFormat for
+        CONSTRUCT/DESCRIBE), written by pyoxigraph. ``prefixes`` shorten Turtle output."""
+        if self.kind == "graph":
+            if not isinstance(format, ox.RdfFormat):
+                raise ValueError(f"a graph result is written as RDF, not {format}")
+            return ox.serialize(self.triples, format=format, prefixes=prefixes)
+        if not isinstance(format, ox.QueryResultsFormat):
+            raise ValueError(f"a {self.kind} result is written as query results, not {format}")
+        return _replay(self).serialize(format=format)
+
+
+class QueryPool:
+    """A fixed number of worker threads for queries (see the module docstring)."""
+
+    def __init__(self, workers: int = DEFAULT_WORKERS):
+        if workers < 1:
+            raise ValueError("a query pool needs at least one worker")
+        self.workers = workers
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgstore-query")
+
+    def submit(self, fn, *args) -> Future:
+        return self._executor.submit(fn, *args)
+
+    def shutdown(self) -> None:
+        """Stop taking queries; running ones finish in the background."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+_default_pool: QueryPool | None = None
+_default_pool_lock = threading.Lock()
+
+
+def default_pool() -> QueryPool:
+    """The process-wide pool used when :func:`run_bounded` is given none."""
+    global _default_pool
+    with _default_pool_lock:
+        if _default_pool is None:
+            _default_pool = QueryPool()
+        return _default_pool
+
+
+def run_bounded(store, sparql: str, *, timeout_s: float, max_rows: int,
+                default_graph: Sequence[str] | None = None, named_graphs: Sequence[str] | None = None,
+                pool: QueryPool | None = None) -> BoundedResult:
+    """Run read query ``sparql`` on ``store`` (a :class:`kgstore.Store`) within ``timeout_s``
+    seconds, keeping at most ``max_rows`` rows (or triples).
+
+    The query goes through :meth:`Store.query`: the store's prefixes are predeclared and
+    SERVICE/LOAD/updates are refused (:class:`QueryRefusedError`); a malformed query
+    raises :class:`QueryError`. ``default_graph``/``named_graphs`` are graph IRIs, as in
+    the SPARQL protocol's ``default-graph-uri``/``named-graph-uri``. Past the limit,
+    :class:`QueryTimeoutError` is raised and the worker stops at its next row."""
+    if timeout_s <= 0:
+        raise ValueError("timeout_s must be positive")
+    if max_rows < 0:
+        raise ValueError("max_rows must be zero or more")
+    started = time.monotonic()
+    deadline = started + timeout_s
+    cancelled = threading.Event()
+    future = (pool or default_pool()).submit(_evaluate, store, sparql, max_rows, default_graph, named_graphs,
+                                             cancelled, started)
+    try:
+        return future.result(timeout=max(0.0, deadline - time.monotonic()))
+    except FutureTimeout:
+        cancelled.set()
+        future.cancel()  # still queued: never starts
+        raise QueryTimeoutError(timeout_s) from None
+
+
+class _Abandoned(Exception):
+    """The caller stopped waiting; the worker stops too (nobody reads this)."""
+
+
+def _evaluate(store, sparql, max_rows, default_graph, named_graphs, cancelled, started) -> BoundedResult:
+    if cancelled.is_set():
+        raise _Abandoned  # waited in the queue past its limit
+    result = store.query(sparql, default_graph=default_graph, named_graphs=named_graphs)
+    if isinstance(result, ox.QueryBoolean):
+        return BoundedResult("boolean", boolean=bool(result), seconds=time.monotonic() - started)
+    kept: list = []
+    truncated = False
+    if isinstance(result, ox.QuerySolutions):
+        variables = tuple(v.value for v in result.variables)
+        for solution in result:
+            if cancelled.is_set():
+                raise _Abandoned
+            if len(kept) == max_rows:
+                truncated = True
+                break
+            kept.append(tuple(solution[v] for v in variables))
+        return BoundedResult("solutions", variables=variables, rows=tuple(kept), truncated=truncated,
+                             seconds=time.monotonic() - started)
+    for triple in result:
+        if cancelled.is_set():
+            raise _Abandoned
+        if len(kept) == max_rows:
+            truncated = True
+            break
+        kept.append(triple)
+    return BoundedResult("graph", triples=tuple(kept), truncated=truncated, seconds=time.monotonic() - started)
+
+
+# Rows kept in Python are written out by pyoxigraph itself: an empty in-memory store answers
+# a query whose rows are numbered by VALUES and whose cells a custom function hands back,
+# so every term kind (blank nodes and triple terms included, which VALUES cannot hold) and
+# every results format come out exactly as pyoxigraph writes them.
+_CELL = ox.NamedNode("urn:kgstore:bounded-query:cell")
+_EMPTY = ox.Store()
+
+
+def _replay(result: BoundedResult) -> ox.QuerySolutions | ox.QueryBoolean:
+    if result.kind == "boolean":
+        return _EMPTY.query("ASK {}" if result.boolean else "ASK { FILTER(false) }")
+    rows = result.rows
+    if not result.variables:
+        # SELECT with no variable: an empty solution per row; pyoxigraph has no query that
+        # repeats one, so one empty row stands for any number (the count is in len(result)).
+        return _EMPTY.query("SELECT * WHERE {}" if rows else "SELECT * WHERE { FILTER(false) }")
+
+    def cell(row: ox.Literal, column: ox.Literal) -> Term | None:
+        return rows[int(row.value)][int(column.value)]
+
+    row_var = "?kgstore_row"
+    while row_var[1:] in result.variables:
+        row_var += "_"
+    projection = " ".join(f"?{v}" for v in result.variables)
+    binds = " ".join(f"BIND(<{_CELL.value}>({row_var}, {j}) AS ?{v})" for j, v in enumerate(result.variables))
+    numbers = " ".join(map(str, range(len(rows))))
+    query = f"SELECT {projection} WHERE {{ VALUES {row_var} {{ {numbers} }} {binds} }}"
+    return _EMPTY.query(query, custom_functions={_CELL: cell})
+
+
+__all__ = ["run_bounded", "BoundedResult", "QueryPool", "default_pool", "DEFAULT_WORKERS"]
