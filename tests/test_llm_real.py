@@ -6,7 +6,7 @@ import pytest
 from kgstore.config import LLMConfig
 from qa._graph_text import answer_terms_grammar
 from qa.llm import PACKAGED_MODEL_SHA256, llm_from_config, packaged_model_path, verify_model_file
-from qa.methods.pseudo_graph import answers_in
+from qa._answering import answers_in
 from qa.prompts import grammar_text, render_prompt
 
 pytestmark = pytest.mark.llm
