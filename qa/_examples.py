@@ -63,10 +63,10 @@ class ExamplePath:
     def plan(self) -> str:
         """The path as a plan in words, one step per hop, then the answer step."""
         lines = []
-        given = self.start
+        given = f"[{self.start}]"
         for i, hop in enumerate(self.hops):
             var = _VARS[0] if i == len(self.hops) - 1 else _VARS[1 + i]
-            lines.append(f"{i + 1}. Find {hop_phrase(hop, given, 'the entities')}, assign it to {var}.")
+            lines.append(f"{i + 1}. Find {hop_phrase(hop, given, 'what')}, assign it to {var}.")
             given = var
         lines.append(f"{len(self.hops) + 1}. The answer is ?x.")
         return "\n".join(lines)
@@ -115,6 +115,18 @@ def _hop(edge, from_iri: str) -> Hop | None:
     return None
 
 
+def hop_texts(path: ExamplePath) -> list[str]:
+    """Each hop of ``path`` as its own short phrase, for scoring a path hop by hop."""
+    return [hop_phrase(h, path.start if i == 0 else "it", "what") for i, h in enumerate(path.hops)]
+
+
+def path_similarity(paths: Sequence[ExamplePath], hop_similarity: dict[str, float]) -> list[float]:
+    """A path's similarity to the question: the mean over its hops. Every hop must be
+    relevant: a two-hop path that repeats the question's one relation ("the countries
+    that share a country with the Andes") would otherwise outrank the one-hop path itself."""
+    return [sum(hop_similarity[t] for t in hop_texts(p)) / len(p.hops) for p in paths]
+
+
 def closest(paths: Sequence[ExamplePath], similarity: Sequence[float], n: int) -> list[ExamplePath]:
     """The ``n`` paths most similar to the question, at most one per relation sequence
     read either way, so the examples show different relations, and at least one two-hop
@@ -138,4 +150,4 @@ def closest(paths: Sequence[ExamplePath], similarity: Sequence[float], n: int) -
     return [paths[i] for i in sorted(chosen, key=lambda i: similarity[i])]
 
 
-__all__ = ["Hop", "ExamplePath", "example_paths", "closest", "hop_phrase"]
+__all__ = ["Hop", "ExamplePath", "example_paths", "closest", "hop_phrase", "hop_texts", "path_similarity"]

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
+
+from ._sparql_build import BuiltQuery, TriplePattern, exclude_filter
 
 _PLACEHOLDER = re.compile(r"\[(ENT|REL):\s*([^\[\]]+?)\s*\]")
 _QUERY = re.compile(r"^\s*SELECT\s+(?P<proj>.+?)\s+WHERE\s*\{\s*(?P<body>.*?)\s*(?P<filter>FILTER\s*\(.*\))?\s*\}"
@@ -67,26 +70,22 @@ class PlaceholderQuery:
         """One relation placeholder per pattern, in order (the same words twice are two slots)."""
         return [p.relation for p in self.patterns]
 
-    def render(self, entity_iris: dict[str, str], relations: list[tuple[str, bool]], *,
-               select_all: bool = False, exclude: list[str] = ()) -> str:
-        """SPARQL with the placeholders replaced: ``entity_iris`` maps entity names to IRIs;
-        ``relations[i]`` is (relation IRI, backward) for pattern ``i``. ``select_all``
-        projects every variable (for the evidence); ``exclude`` keeps those IRIs out of the
-        answer variable (the question's own entities)."""
-        lines = []
+    def build(self, entity_iris: dict[str, str], relations: list[tuple[str, bool]], *,
+              exclude: Sequence[str] = ()) -> BuiltQuery:
+        """The query with the placeholders replaced: ``entity_iris`` maps entity names to
+        IRIs; ``relations[i]`` is (relation IRI, backward) for pattern ``i``, a backward
+        reading swapping the pattern's ends. ``exclude`` keeps those IRIs (the question's
+        own entities) out of the answer variable."""
+        patterns = []
         for pattern, (iri, backward) in zip(self.patterns, relations):
             s, o = pattern.subject.render(entity_iris), pattern.object.render(entity_iris)
             if backward:
                 s, o = o, s
-            lines.append(f"{s} <{iri}> {o} .")
-        if self.filter:
-            lines.append(_PLACEHOLDER.sub(lambda m: f"<{entity_iris[m.group(2)]}>", self.filter))
-        if exclude and not self.counts:
-            lines.append("FILTER(" + " && ".join(f"{self.answer_var} != <{iri}>" for iri in exclude) + ")")
-        projection = "*" if select_all else self.projection
-        body = "\n  ".join(lines)
-        tail = f"\n{self.tail}" if self.tail else ""
-        return f"SELECT {projection} WHERE {{\n  {body}\n}}{tail}"
+            patterns.append(TriplePattern(s, f"<{iri}>", o))
+        filters = [_PLACEHOLDER.sub(lambda m: f"<{entity_iris[m.group(2)]}>", self.filter)] if self.filter else []
+        if not self.counts:
+            filters += exclude_filter(self.answer_var, exclude)
+        return BuiltQuery(self.answer_var, [[patterns]], filters, self.tail, count=self.counts)
 
 
 def parse_placeholder_query(text: str) -> PlaceholderQuery:

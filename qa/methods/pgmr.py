@@ -21,47 +21,27 @@ the store's memories resolve them, and the executed query answers.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
-import pyoxigraph as ox
 
-from kgstore.errors import QueryError, UnsafeQueryError
-
+from .. import _sparql_build as sb
 from .._answering import rows_answer
-from .._examples import closest, example_paths
-from .._grounding import StoreTerm
+from .._examples import closest, example_paths, hop_texts, path_similarity
 from .._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
-from .._result import Answer, Evidence
-from .._retrieval import (MemoryTerm, entity_edges, exact_entities, question_entities, search_relations,
-                          search_uris, store_labels)
+from .._resolution import entity_choices, relation_choices, weak_choice
+from .._result import Answer
+from .._retrieval import entity_edges, question_entities
 from .._retry import RetryWith, generate_checked
 from ..prompts import grammar_text
-from ..sandbox import run_sparql
 from ._base import MethodRun, QAContext, QAMethod
 
 # Calibrated on dev data with `kgstore eval --sweep threshold=...` (README: the threshold
 # sweep). An exact label match scores 1.0; a name absent from the store finds its nearest
 # neighbour in the URI memory at a lower cosine.
 DEFAULT_THRESHOLD = 0.8
+# Relation texts carry descriptions and the model's words are short ("country" against
+# "country: sovereign state of this item"), so their cosines run lower than entities'.
 DEFAULT_RELATION_THRESHOLD = 0.3
-BACKWARD_PENALTY = 0.05  # a relation read against its own wording ranks after the reading as written
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One candidate for a placeholder: what it resolves to and its score."""
-
-    iri: str
-    label: str
-    score: float
-    backward: bool = False
-
-    def to_dict(self) -> dict:
-        out = {"iri": self.iri, "label": self.label, "score": round(self.score, 4)}
-        if self.backward:
-            out["backward"] = True
-        return out
 
 
 class PGMRMethod(QAMethod):
@@ -98,33 +78,21 @@ class PGMRMethod(QAMethod):
             return self.refuse(question, run, "no_rows",
                                "not in the store: no resolution of the query's placeholders returns rows",
                                allow_parametric)
-        final, entity_iris, rels, rows = found
-        terms = self.answer_terms(query, rows)
-        if not terms:
-            return self.refuse(question, run, "no_rows", "not in the store: the query's answers are empty",
-                               allow_parametric)
-        evidence = self.evidence(query, entity_iris, rels, terms)
-        result = rows_answer(question, self.name, terms, evidence)
-        result.query = final
+        built, rows = found
+        terms = sb.answer_terms(self.store, built, rows, limit=self.max_answers)
+        result = rows_answer(question, self.name, terms, sb.evidence(self.store, built, timeout_s=self.timeout_s))
+        result.query = built.render()
         return result
 
     # -- 1. examples from the store ---------------------------------------------------------
     def example_text(self, index, question: str, run: MethodRun) -> str:
         """Placeholder queries for real paths around the question's named entities, the
-        closest to the question first in the prompt's order (closest last, next to it)."""
-        paths = []
-        for cand in question_entities(index, question, k=3)[:2]:
-            edges = entity_edges(self.store, cand.iri, limit=60)
-            middles = list(dict.fromkeys((e.o if e.s == cand.iri else e.s) for e in edges
-                                         if not e.o_literal))[:8]
-            second = {m: entity_edges(self.store, m, limit=20) for m in middles}
-            paths += example_paths(cand.label, cand.iri, edges, second)
+        closest to the question last (next to it)."""
+        paths = store_paths(self.store, index, question)
         if not paths:
             run.record("examples", paths=0)
             return "(no examples: the question names no store entity by name)"
-        vectors = index.embed([question] + [p.question() for p in paths])
-        similarity = (vectors[1:] @ vectors[0]).tolist()
-        chosen = closest(paths, similarity, self.examples)
+        chosen = closest_paths(index, question, paths, self.examples)
         run.record("examples", paths=len(paths), shown=[p.question() for p in chosen])
         return "\n\n".join(f"Question: {p.question()}\nSPARQL: {p.sparql()}" for p in chosen)
 
@@ -143,29 +111,14 @@ class PGMRMethod(QAMethod):
         return done.value
 
     # -- 3. resolve -------------------------------------------------------------------------
-    def resolve(self, index, query: PlaceholderQuery, run: MethodRun
-                ) -> tuple[dict[str, list[Choice]], list[list[Choice]], list[str]]:
+    def resolve(self, index, query: PlaceholderQuery, run: MethodRun):
         """Candidates per entity placeholder and per pattern's relation, best first, and
         the placeholders whose best candidate is under its threshold (in words)."""
-        names = query.entities()
-        hits = search_uris(index, names, self.candidates, type="entity") if names else []
-        entities: dict[str, list[Choice]] = {}
-        for name, found in zip(names, hits):
-            exact = [Choice(iri, label, 1.0) for iri, label in exact_entities(index, name, self.candidates)]
-            near = [Choice(t.iri, t.label, t.score) for t in found if t.iri not in {c.iri for c in exact}]
-            entities[name] = (exact + near)[:self.candidates]
+        entities = entity_choices(index, query.entities(), self.candidates)
         words = query.relations()
-        relations: list[list[Choice]] = [_readings(found, self.candidates)
-                                         for found in search_relations(index, words, self.candidates)]
-        weak = []
-        for name, found in entities.items():
-            best = found[0] if found else None
-            if best is None or best.score < self.threshold:
-                weak.append(f"[ENT: {name}] found nothing (best {_describe(best)} < {self.threshold})")
-        for word, found in zip(words, relations):
-            best = found[0] if found else None
-            if best is None or best.score < self.relation_threshold:
-                weak.append(f"[REL: {word}] found nothing (best {_describe(best)} < {self.relation_threshold})")
+        relations = relation_choices(index, words, self.candidates)
+        weak = [w for w in [weak_choice("ENT", n, cs, self.threshold) for n, cs in entities.items()]
+                + [weak_choice("REL", w, cs, self.relation_threshold) for w, cs in zip(words, relations)] if w]
         run.record("resolve", threshold=self.threshold, relation_threshold=self.relation_threshold,
                    entities={n: [c.to_dict() for c in cs] for n, cs in entities.items()},
                    relations=[{"placeholder": w, "candidates": [c.to_dict() for c in cs]}
@@ -174,114 +127,42 @@ class PGMRMethod(QAMethod):
         return entities, relations, weak
 
     # -- 4. execute -------------------------------------------------------------------------
-    def execute(self, query: PlaceholderQuery, entities: dict[str, list[Choice]], relations: list[list[Choice]],
-                run: MethodRun):
+    def execute(self, query: PlaceholderQuery, entities, relations, run: MethodRun):
         """The first combination, best joint score first, whose query returns rows:
-        (query text, entity IRIs by name, relation readings, rows); None if none does."""
+        (the built query, its rows); None if none does."""
         names = list(entities)
-        slots = [entities[n] for n in names] + relations
-        combos = sorted(itertools.product(*slots), key=lambda c: -float(np.mean([x.score for x in c])))
+        combos = sorted(itertools.product(*([entities[n] for n in names] + relations)),
+                        key=lambda c: -float(np.mean([x.score for x in c])))
         tried = []
         for combo in combos[:self.max_combinations]:
             entity_iris = {n: c.iri for n, c in zip(names, combo[:len(names)])}
-            rels = [(c.iri, c.backward) for c in combo[len(names):]]
-            exclude = list(dict.fromkeys(entity_iris.values()))
-            text = query.render(entity_iris, rels, exclude=exclude)
-            try:
-                result = run_sparql(self.store, text, timeout_s=self.timeout_s, max_rows=self.max_rows)
-            except (QueryError, UnsafeQueryError) as exc:
-                tried.append({"query": text, "error": str(exc)})
-                continue
-            rows = [r for r in result.rows if _useful(r, query)]
-            tried.append({"query": text, "rows": len(rows), "score": round(float(np.mean([x.score for x in combo])), 4)})
+            built = query.build(entity_iris, [(c.iri, c.backward) for c in combo[len(names):]],
+                                exclude=list(entity_iris.values()))
+            rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
+            tried.append({"query": built.render(), "rows": len(rows),
+                          "score": round(float(np.mean([x.score for x in combo])), 4),
+                          **({"error": error} if error else {})})
             if rows:
-                run.record("execute", tried=len(tried), attempts=tried[-5:], final_query=text,
-                           truncated=result.truncated)
-                return text, entity_iris, rels, rows
+                run.record("execute", tried=len(tried), attempts=tried[-5:], final_query=built.render())
+                return built, rows
         run.record("execute", tried=len(tried), attempts=tried[-5:], final_query=None)
         return None
 
-    # -- 5. answer --------------------------------------------------------------------------
-    def answer_terms(self, query: PlaceholderQuery, rows: list[dict]) -> list[StoreTerm]:
-        var = query.answer_var.lstrip("?")
-        values = [r[var] for r in rows if var in r]
-        iris = [v.value for v in values if isinstance(v, ox.NamedNode)]
-        labels = store_labels(self.store, iris)
-        terms, seen = [], set()
-        for v in values:
-            if isinstance(v, ox.NamedNode):
-                term = StoreTerm(labels.get(v.value) or v.value, v.value)
-            elif isinstance(v, ox.Literal):
-                term = StoreTerm(v.value, None)
-            else:
-                continue
-            if term not in seen:
-                seen.add(term)
-                terms.append(term)
-        return terms[:self.max_answers]
 
-    def evidence(self, query: PlaceholderQuery, entity_iris: dict[str, str], rels: list[tuple[str, bool]],
-                 terms: list[StoreTerm], *, limit: int = 20) -> list[Evidence]:
-        """The final query's patterns instantiated with the rows that give the answers."""
-        text = query.render(entity_iris, rels, select_all=True, exclude=list(dict.fromkeys(entity_iris.values())))
-        try:
-            rows = run_sparql(self.store, text, timeout_s=self.timeout_s, max_rows=limit).rows
-        except (QueryError, UnsafeQueryError):
-            return []
-        return instantiate(self.store, query, entity_iris, rels, rows)
+def store_paths(store, index, question: str, *, entities: int = 2, middles: int = 8):
+    """Real one- and two-hop paths from the entities the question names (by name)."""
+    paths = []
+    for cand in question_entities(index, question, k=3)[:entities]:
+        edges = entity_edges(store, cand.iri, limit=60)
+        ends = list(dict.fromkeys((e.o if e.s == cand.iri else e.s) for e in edges if not e.o_literal))[:middles]
+        second = {m: entity_edges(store, m, limit=20) for m in ends}
+        paths += example_paths(cand.label, cand.iri, edges, second)
+    return paths
 
 
-def instantiate(store, query: PlaceholderQuery, entity_iris: dict[str, str], rels: list[tuple[str, bool]],
-                rows: list[dict]) -> list[Evidence]:
-    """Evidence triples: each pattern of ``query`` with a row's bindings put in."""
-    triples = []
-    for row in rows:
-        for pattern, (p, backward) in zip(query.patterns, rels):
-            ends = []
-            for node in (pattern.subject, pattern.object):
-                ends.append(ox.NamedNode(entity_iris[node.text]) if node.entity else row.get(node.text.lstrip("?")))
-            s, o = (ends[1], ends[0]) if backward else (ends[0], ends[1])
-            if isinstance(s, ox.NamedNode) and o is not None:
-                triples.append((s.value, p, o))
-    iris = {s for s, _, _ in triples} | {p for _, p, _ in triples} | {o.value for _, _, o in triples
-                                                                      if isinstance(o, ox.NamedNode)}
-    labels = store_labels(store, iris)
-    out, seen = [], set()
-    for s, p, o in triples:
-        literal = isinstance(o, ox.Literal)
-        key = (s, p, o.value)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(Evidence(s=s, p=p, o=o.value, s_label=labels.get(s), p_label=labels.get(p),
-                            o_label=None if literal else labels.get(o.value), literal=literal,
-                            datatype=o.datatype.value if literal and o.datatype else None))
-    return out
-
-
-def _readings(found: list[MemoryTerm], n: int) -> list[Choice]:
-    """Relation candidates in both readings: the one its text matched (as written, or
-    backward for an inverse phrasing) at its score, the other a little lower."""
-    out: dict[tuple[str, bool], Choice] = {}
-    for t in found:
-        for backward, penalty in ((t.inverse, 0.0), (not t.inverse, BACKWARD_PENALTY)):
-            key = (t.iri, backward)
-            score = t.score - penalty
-            if key not in out or out[key].score < score:
-                out[key] = Choice(t.iri, t.label, score, backward)
-    return sorted(out.values(), key=lambda c: -c.score)[:2 * n]
-
-
-def _useful(row: dict, query: PlaceholderQuery) -> bool:
-    """A row that answers: for a COUNT, a count above zero."""
-    if not query.counts:
-        return True
-    value = row.get(query.answer_var.lstrip("?"))
-    try:
-        return value is not None and float(value.value) > 0
-    except ValueError:
-        return False
-
-
-def _describe(choice: Choice | None) -> str:
-    return "nothing" if choice is None else f"{choice.label!r} at {choice.score:.3f}"
+def closest_paths(index, question: str, paths, n: int):
+    """The ``n`` paths whose question reads closest to ``question``, closest last."""
+    texts = list(dict.fromkeys(t for p in paths for t in hop_texts(p)))
+    vectors = index.embed([question] + texts)
+    hop_similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
+    return closest(paths, path_similarity(paths, hop_similarity), n)

@@ -27,6 +27,7 @@ MAX_CHARS = 10_000
 DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_MAX_ROWS = 1_000
 _POSITION = re.compile(r"\b(?:at |error at )?(\d+):(\d+)\b")
+_POSITION_PREFIX = re.compile(r"^\s*error at \d+:\d+:\s*")
 _FENCE = re.compile(r"```(?:sparql)?\s*\n?(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
 
@@ -106,7 +107,8 @@ def _syntax_error(exc: SyntaxError, text: str) -> SparqlSyntaxError:
     else:
         offset = len(text)
         line, column = line_column(text, offset)
-    return SparqlSyntaxError(message, line=line, column=column, offset=offset, line_text=line_of(text, offset))
+    reason = _POSITION_PREFIX.sub("", message) or "syntax error"
+    return SparqlSyntaxError(reason, line=line, column=column, offset=offset, line_text=line_of(text, offset))
 
 
 __all__ = ["CheckedQuery", "SparqlRows", "check_sparql", "run_sparql", "strip_fences", "QueryError"]
