@@ -102,11 +102,33 @@ def parse_placeholder_query(text: str) -> PlaceholderQuery:
             patterns.append(_pattern(part.strip()))
     if not patterns:
         raise PlaceholderSyntaxError("the query has no triple pattern")
+    patterns = _repair(patterns)
     filt = m.group("filter")
     filter_entities = [n for kind, n in _PLACEHOLDER.findall(filt or "") if kind.upper() == "ENT"]
     if filt and any(kind.upper() == "REL" for kind, _ in _PLACEHOLDER.findall(filt)):
         raise PlaceholderSyntaxError("a FILTER cannot hold a relation placeholder")
+    used = {n.text for p in patterns for n in (p.subject, p.object) if not n.entity}
+    answer = _VAR.findall(projection)[0]
+    if answer not in used and used:
+        # the model projected a variable no pattern binds ("SELECT ?x ... { A [REL] ?y }"):
+        # the answer is what the last pattern reaches
+        last = patterns[-1]
+        reached = last.object if not last.object.entity else last.subject
+        projection = projection.replace(answer, reached.text)
     return PlaceholderQuery(projection, patterns, filt, (m.group("tail") or "").strip() or None, filter_entities)
+
+
+_VARIABLE_LIKE = re.compile(r"^\??[a-z][0-9]?$")
+
+
+def _repair(patterns: list[Pattern]) -> list[Pattern]:
+    """Slips a small model makes that have one reading: ``[ENT: y]`` is the variable ``?y``."""
+    def fix(node: Node) -> Node:
+        if node.entity and _VARIABLE_LIKE.match(node.text):
+            return Node("?" + node.text.lstrip("?"), False)
+        return node
+
+    return [Pattern(fix(p.subject), p.relation, fix(p.object)) for p in patterns]
 
 
 def _pattern(text: str) -> Pattern:

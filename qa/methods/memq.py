@@ -157,8 +157,11 @@ class MemQMethod(QAMethod):
         combos = [first] + sorted((list(c) for c in itertools.product(*options)),
                                   key=lambda c: -float(np.mean([ms[0].score for ms in c])))
         tried, seen = [], set()
-        for combo in combos[:self.max_combinations + 1]:
-            built = rebuild(plan, bound, combo, self.store.config.prefixes)
+        # the question's own entities are kept out of the answer, unless nothing else answers
+        passes = [(True, c) for c in combos[:self.max_combinations + 1]]
+        passes += [(False, c) for c in combos[:self.max_combinations + 1]]
+        for exclude, combo in passes:
+            built = rebuild(plan, bound, combo, self.store.config.prefixes, exclude=exclude)
             if built is None:
                 continue
             text = built.render()
@@ -176,7 +179,7 @@ class MemQMethod(QAMethod):
 
 
 def rebuild(plan: Plan, bound: dict[str, str], recalled: list[list[StatementMemory]],
-            prefixes: dict[str, str]) -> sb.BuiltQuery | None:
+            prefixes: dict[str, str], *, exclude: bool = True) -> sb.BuiltQuery | None:
     """The SPARQL for ``plan`` with ``recalled[i]`` (one memory, or several for a UNION)
     for step ``i``; None when a step has nothing known to start from."""
     steps: list[list[list[sb.TriplePattern]]] = []
@@ -201,7 +204,7 @@ def rebuild(plan: Plan, bound: dict[str, str], recalled: list[list[StatementMemo
         steps.append([a for a in alternatives if a])
         if not steps[-1]:
             return None
-    entity_iris = [bound[e] for e in plan.entities]
+    entity_iris = [bound[e] for e in plan.entities] if exclude else []
     return sb.BuiltQuery(plan.answer, steps, sb.exclude_filter(plan.answer, entity_iris), tail)
 
 

@@ -134,10 +134,14 @@ class PGMRMethod(QAMethod):
         combos = sorted(itertools.product(*([entities[n] for n in names] + relations)),
                         key=lambda c: -float(np.mean([x.score for x in c])))
         tried = []
-        for combo in combos[:self.max_combinations]:
+        # the question's own entities are kept out of the answer, unless nothing else answers
+        # ("the husband of X's wife" is X)
+        passes = [(True, combo) for combo in combos[:self.max_combinations]]
+        passes += [(False, combo) for combo in combos[:self.max_combinations]]
+        for exclude, combo in passes:
             entity_iris = {n: c.iri for n, c in zip(names, combo[:len(names)])}
             built = query.build(entity_iris, [(c.iri, c.backward) for c in combo[len(names):]],
-                                exclude=list(entity_iris.values()))
+                                exclude=list(entity_iris.values()) if exclude else ())
             rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
             tried.append({"query": built.render(), "rows": len(rows),
                           "score": round(float(np.mean([x.score for x in combo])), 4),
