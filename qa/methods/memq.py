@@ -42,10 +42,13 @@ from ..prompts import grammar_text
 from ._base import MethodRun, QAContext, QAMethod
 from .pgmr import DEFAULT_THRESHOLD, closest_paths, store_paths
 
-# Tuned on dev data (README): a step that names its relation plainly finds its memory at
-# 0.6 and above; near-synonyms of a vaguer step sit a little below.
-DEFAULT_GAMMA1 = 0.6
-DEFAULT_GAMMA2 = 0.45
+# With the step's known end written as ?e1 (PlanStep.search_text), a step that names its
+# relation plainly finds its memory at 0.85-0.93 (MetaQA and PathQuestion dev); the same
+# relation read the other way, and near-synonyms, score 0.78-0.84 just under it, unrelated
+# relations 0.6-0.78. Under gamma1 the near ones are joined with UNION, and executing the
+# query decides which reading holds.
+DEFAULT_GAMMA1 = 0.85
+DEFAULT_GAMMA2 = 0.8
 _MEMORY_VAR = re.compile(r"\?[A-Za-z_]\w*")
 
 
