@@ -129,9 +129,9 @@ def path_similarity(paths: Sequence[ExamplePath], hop_similarity: dict[str, floa
 
 def closest(paths: Sequence[ExamplePath], similarity: Sequence[float], n: int) -> list[ExamplePath]:
     """The ``n`` paths most similar to the question, at most one per relation sequence
-    read either way, so the examples show different relations, and at least one two-hop
-    path when there is one (the shape of a chain is what a small model most needs shown).
-    Returned least similar first: the closest example sits next to the question."""
+    read either way, so the examples show different relations. Returned least similar
+    first: the closest example sits next to the question. (Forcing a two-hop example in
+    made the model chain a second hop onto one-hop questions.)"""
     order = sorted(range(len(paths)), key=lambda i: -similarity[i])
     chosen: list[int] = []
     seen: set[tuple] = set()
@@ -143,11 +143,7 @@ def closest(paths: Sequence[ExamplePath], similarity: Sequence[float], n: int) -
         chosen.append(i)
         if len(chosen) == n:
             break
-    if chosen and all(len(paths[i].hops) == 1 for i in chosen):
-        two = next((i for i in order if len(paths[i].hops) == 2), None)
-        if two is not None:
-            chosen[-1] = two
-    return [paths[i] for i in sorted(chosen, key=lambda i: similarity[i])]
+    return [paths[i] for i in sorted(chosen, key=lambda i: -similarity[i])]
 
 
 __all__ = ["Hop", "ExamplePath", "example_paths", "closest", "hop_phrase", "hop_texts", "path_similarity"]

@@ -85,10 +85,28 @@ def parse_plan(text: str) -> Plan:
     return Plan(steps, answer, entities)
 
 
+def bracket_names(plan: Plan, names: list[str]) -> Plan:
+    """The plan with ``names`` (entities the question names) bracketed in steps that know
+    nothing to start from: a small model sometimes drops the brackets ("Find what countries
+    the Andes cover"). Longer names first, whole words only, any case."""
+    steps = []
+    for step in plan.steps:
+        text = step.text
+        if not step.entities and not step.variables:
+            for name in sorted(names, key=len, reverse=True):
+                m = re.search(r"(?<![\w\[])" + re.escape(name) + r"(?![\w\]])", text, re.IGNORECASE)
+                if m:
+                    text = text[:m.start()] + "[" + m.group(0) + "]" + text[m.end():]
+                    break
+        steps.append(step if text == step.text else _step(step.kind, text, step.var, descending=step.descending,
+                                                          keep=step.keep))
+    return Plan(steps, plan.answer, list(dict.fromkeys(e for s in steps for e in s.entities)))
+
+
 def _step(kind: str, text: str, var: str | None, **extra) -> PlanStep:
     entities = tuple(dict.fromkeys(n.strip() for n in _ENTITY.findall(text)))
     variables = tuple(dict.fromkeys(v for v in _VAR.findall(_ENTITY.sub("", text)) if v != var or kind == "rank"))
     return PlanStep(kind, text.strip(), var, entities, variables, **extra)
 
 
-__all__ = ["Plan", "PlanStep", "PlanSyntaxError", "parse_plan"]
+__all__ = ["Plan", "PlanStep", "PlanSyntaxError", "parse_plan", "bracket_names"]

@@ -33,10 +33,10 @@ from kgstore.terms import expand
 
 from .. import _sparql_build as sb
 from .._answering import rows_answer
-from .._plan import Plan, PlanStep, PlanSyntaxError, parse_plan
+from .._plan import Plan, PlanStep, PlanSyntaxError, bracket_names, parse_plan
 from .._resolution import entity_choices, weak_choice
 from .._result import Answer
-from .._retrieval import StatementMemory, search_statements
+from .._retrieval import StatementMemory, question_entities, search_statements
 from .._retry import RetryWith, generate_checked
 from ..prompts import grammar_text
 from ._base import MethodRun, QAContext, QAMethod
@@ -90,6 +90,9 @@ class MemQMethod(QAMethod):
         if plan is None:
             return self.refuse(question, run, "no_plan", "the model wrote no usable plan for this question",
                                allow_parametric)
+        if any(not s.entities and not s.variables for s in plan.steps):
+            plan = bracket_names(plan, [c.label for c in question_entities(index, question, k=3)])
+            run.record("plan", bracketed=[s.text for s in plan.steps])
         entities = entity_choices(index, plan.entities, self.candidates)
         weak = [w for w in (weak_choice("ENT", n, cs, self.threshold) for n, cs in entities.items()) if w]
         run.record("entities", threshold=self.threshold, weak=weak,
