@@ -1,10 +1,9 @@
 """The property graph: sync from a real store, counts against SPARQL, Cypher against SPARQL.
 
-The behaviour tests run on every backend present: Ladybug always, Neo4j when NEO4J_URI
-names a server (its tests carry the `neo4j` marker).
+The behaviour tests run on both backends: Ladybug, and Neo4j over Bolt against a live
+server (the `bolt_server` fixture: ArcadeDB's, or a real Neo4j named by NEO4J_URI; those
+tests carry the `neo4j` marker).
 """
-import os
-
 import pytest
 
 import kgstore
@@ -14,12 +13,7 @@ from kgstore.graph import open_graph, sync_graph
 from kgstore.graph._ladybug import LadybugGraph
 from kgstore.terms import KG, KGR, WD, is_fact_predicate
 
-BACKENDS = [
-    "ladybug",
-    pytest.param("neo4j", marks=[pytest.mark.neo4j,
-                                 pytest.mark.skipif(not os.environ.get("NEO4J_URI"),
-                                                    reason="set NEO4J_URI to a Neo4j server to run")]),
-]
+BACKENDS = ["ladybug", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
 # WC-P2: "name a soccer club that has a player from Mexico ?" (gold answers of the dataset)
 MEXICO_CLUBS = {"CF_Monterrey", "CA_Monarcas_Morelia", "Atlante_FC", "CF_Pachuca", "Tigres_UANL", "Cruz_Azul_FC",
@@ -40,6 +34,8 @@ def wc_store(shared_data, tmp_path_factory):
 @pytest.fixture(params=BACKENDS)
 def synced(request, wc_store):
     """(store, graph, first sync report) for each backend."""
+    if request.param == "neo4j":
+        request.getfixturevalue("use_bolt")(wc_store)
     with Store.open(wc_store) as store:
         report = sync_graph(store, backend=request.param)
         graph = open_graph(store, request.param)

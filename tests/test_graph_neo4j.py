@@ -1,6 +1,6 @@
 """The Neo4j backend without a server: its statements (pure builders), its settings, and the
-sync's conversation with the driver, recorded by a stand-in driver. The same behaviour
-tests as Ladybug's run against a real server in test_graph.py when NEO4J_URI is set."""
+sync's conversation with the driver, recorded by a stand-in driver. The behaviour tests run
+against a live Bolt server in test_graph.py and test_graph_bolt.py."""
 import cypherast
 import pytest
 
@@ -9,7 +9,8 @@ from kgstore import GraphError, Store
 from kgstore.config import GraphConfig
 from kgstore.graph import open_graph
 from kgstore.graph._neo4j import (Neo4jGraph, batches, cleanup_statements, connection_settings, count_statements,
-                                  node_upsert_statement, relationship_upsert_statement, schema_statements)
+                                  delete_statement, node_upsert_statement, relationship_upsert_statement,
+                                  schema_statements)
 
 
 def test_schema_statements_create_constraints_then_indexes():
@@ -42,7 +43,8 @@ def test_upsert_statements_merge_on_keys_and_stamp_the_sync():
 def test_data_statements_are_valid_cypher():
     statements = [node_upsert_statement("Entity"), node_upsert_statement("Literal"),
                   relationship_upsert_statement("REL"), relationship_upsert_statement("HAS_VALUE"),
-                  *cleanup_statements(), *count_statements().values()]
+                  *cleanup_statements(), *count_statements().values(),
+                  *(delete_statement(t) for t in ("Entity", "Literal", "REL", "HAS_VALUE"))]
     for stmt in statements:
         cypherast.parse_one(stmt, read="neo4j")  # raises on a syntax error
 
@@ -53,6 +55,14 @@ def test_cleanup_deletes_only_what_this_sync_did_not_write():
                     "WITH x LIMIT $limit DELETE x RETURN count(*) AS n")
     assert nodes == ("MATCH (x) WHERE (x:Entity OR x:Literal) AND (x._sync IS NULL OR x._sync <> $sync) "
                      "WITH x LIMIT $limit DETACH DELETE x RETURN count(*) AS n")
+
+
+def test_delete_statements_match_rows_by_their_keys():
+    assert delete_statement("Entity") == "UNWIND $rows AS row MATCH (n:Entity {iri: row.iri}) DETACH DELETE n"
+    assert delete_statement("Literal") == "UNWIND $rows AS row MATCH (n:Literal {key: row.key}) DETACH DELETE n"
+    assert delete_statement("HAS_VALUE") == (
+        "UNWIND $rows AS row MATCH (a:Entity {iri: row.`from`})-[r:HAS_VALUE {iri: row.iri}]->"
+        "(b:Literal {key: row.`to`}) DELETE r")
 
 
 def test_batches_split_rows_without_losing_any():
@@ -121,9 +131,9 @@ def test_sync_sends_schema_then_every_row_in_batches_then_cleanup(shared_data, t
     with Store.init(tmp_path / "s") as store:
         kgstore.ingest(store, "tsv", shared_data / "qa" / "pathquestion" / "2H-kb.txt")
         driver = RecordingDriver()
-        graph = Neo4jGraph(store.path, store.config.graph, driver=driver)
-        monkeypatch.setattr("kgstore.graph._neo4j.BATCH_SIZE", 500)
+        graph = Neo4jGraph(store.path, store.config.graph, driver=driver, batch_size=500)
         report = graph.sync(store)
+        assert report.mode == "full" and report.upserted == report.counts.nodes + report.counts.relationships
         with open_graph(store, "ladybug") as lady:
             assert lady.sync(store).counts == report.counts  # both backends get the same rows
     stmts = [s for s, _ in driver.log]
