@@ -52,9 +52,10 @@ def test_data_statements_are_valid_cypher():
 def test_cleanup_deletes_only_what_this_sync_did_not_write():
     rels, nodes = cleanup_statements()
     assert rels == ("MATCH ()-[x:REL|HAS_VALUE]->() WHERE (x._sync IS NULL OR x._sync <> $sync) "
-                    "WITH x LIMIT $limit DELETE x RETURN count(*) AS n")
+                    "WITH x LIMIT $limit WITH collect(x) AS doomed UNWIND doomed AS x DELETE x RETURN count(*) AS n")
     assert nodes == ("MATCH (x) WHERE (x:Entity OR x:Literal) AND (x._sync IS NULL OR x._sync <> $sync) "
-                     "WITH x LIMIT $limit DETACH DELETE x RETURN count(*) AS n")
+                     "WITH x LIMIT $limit WITH collect(x) AS doomed UNWIND doomed AS x DETACH DELETE x "
+                     "RETURN count(*) AS n")
 
 
 def test_delete_statements_match_rows_by_their_keys():
@@ -62,7 +63,7 @@ def test_delete_statements_match_rows_by_their_keys():
     assert delete_statement("Literal") == "UNWIND $rows AS row MATCH (n:Literal {key: row.key}) DETACH DELETE n"
     assert delete_statement("HAS_VALUE") == (
         "UNWIND $rows AS row MATCH (a:Entity {iri: row.`from`})-[r:HAS_VALUE {iri: row.iri}]->"
-        "(b:Literal {key: row.`to`}) DELETE r")
+        "(b:Literal {key: row.`to`}) WITH collect(r) AS doomed UNWIND doomed AS r DELETE r")
 
 
 def test_batches_split_rows_without_losing_any():

@@ -85,10 +85,12 @@ def cleanup_statements() -> list[str]:
     """Delete, ``$limit`` at a time, what older syncs wrote and the current ``$sync`` did not;
     each returns the number deleted in ``n`` (run each until it returns 0)."""
     stale = f"(x.{SYNC_PROPERTY} IS NULL OR x.{SYNC_PROPERTY} <> $sync)"
+    # collect() first, as in delete_statement: no deletion while still matching.
     return [
-        f"MATCH ()-[x:{REL}|{HAS_VALUE}]->() WHERE {stale} WITH x LIMIT $limit DELETE x RETURN count(*) AS n",
-        f"MATCH (x) WHERE (x:{ENTITY} OR x:{LITERAL}) AND {stale} "
-        f"WITH x LIMIT $limit DETACH DELETE x RETURN count(*) AS n",
+        f"MATCH ()-[x:{REL}|{HAS_VALUE}]->() WHERE {stale} WITH x LIMIT $limit "
+        f"WITH collect(x) AS doomed UNWIND doomed AS x DELETE x RETURN count(*) AS n",
+        f"MATCH (x) WHERE (x:{ENTITY} OR x:{LITERAL}) AND {stale} WITH x LIMIT $limit "
+        f"WITH collect(x) AS doomed UNWIND doomed AS x DETACH DELETE x RETURN count(*) AS n",
     ]
 
 
@@ -100,9 +102,12 @@ def delete_statement(table: str) -> str:
         return f"UNWIND $rows AS row MATCH (n:{table} {{{key}: row.{key}}}) DETACH DELETE n"
     target = RELATIONSHIP_TARGETS[table]
     target_key = NODE_PROPERTIES[target][0]
+    # Match them all, then delete (collect() is the barrier): ArcadeDB's Bolt server fails
+    # with EntityNotFound when deletions interleave with the matching of the next rows
+    # (its edge iterator meets a segment just deleted); Neo4j is indifferent.
     return (f"UNWIND $rows AS row "
             f"MATCH (a:{ENTITY} {{iri: row.`from`}})-[r:{table} {{iri: row.iri}}]->(b:{target} {{{target_key}: row.`to`}}) "
-            f"DELETE r")
+            f"WITH collect(r) AS doomed UNWIND doomed AS r DELETE r")
 
 
 def count_statements() -> dict[str, str]:
