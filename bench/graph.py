@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -129,8 +130,45 @@ def main() -> int:
             raw_p50, _ = raw[name]
             print(f"{name} p50: {p50 * 1000:.1f} ms through graph.query, {raw_p50 * 1000:.1f} ms raw "
                   f"(ratio {raw_p50 / p50:.2f}); {rows / len(ids):.1f} rows/query on {len(ids)} entities")
+        _ladybug_delta_probe(lb, store, store_dir, Path(tmp), files, sync_s, total_rel)
         store.close()
     return 0
+
+
+def _ladybug_delta_probe(lb, store, store_dir: Path, tmp: Path, files, sync_s: float, total_rel: int,
+                         n: int = 2000) -> None:
+    """Would an incremental Ladybug sync pay? What it would cost at the least: the export and
+    diff (as the Neo4j backend's), a copy of the file (readers must keep the old one), and
+    applying the change: ``n`` REL rows deleted (UNWIND ... MATCH ... DELETE) and copied
+    back (COPY into a non-empty table)."""
+    import pyarrow.parquet as pq
+
+    from kgstore.graph._delta import compute_delta
+
+    snapshot = tmp / "probe-rows"
+    compute_delta(store, snapshot).commit()
+    diff = compute_delta(store, snapshot)  # nothing changed: the fixed cost of any incremental sync
+    diff.discard()
+    started = time.perf_counter()
+    copy = tmp / "probe.db"
+    shutil.copyfile(store_dir / "graph" / "ladybug.db", copy)
+    copy_s = time.perf_counter() - started
+    rows = pq.read_table(next(f.path for f in files.files if f.row_set.name == "REL")).slice(0, n)
+    db = lb.Database(str(copy))
+    conn = lb.Connection(db)
+    started = time.perf_counter()
+    conn.execute("UNWIND $rows AS row MATCH (a:Entity {iri: row.`from`})-[r:REL {iri: row.iri}]->"
+                 "(b:Entity {iri: row.`to`}) DELETE r", {"rows": rows.to_pylist()})
+    delete_s = time.perf_counter() - started
+    started = time.perf_counter()
+    conn.execute("COPY REL FROM $rows", {"rows": rows})
+    insert_s = time.perf_counter() - started
+    conn.close()
+    db.close()
+    print(f"incremental Ladybug, what it would cost: export+diff {diff.seconds:.2f} s, file copy {copy_s:.2f} s; "
+          f"{n:,} REL rows deleted at {n / delete_s:,.0f}/s and copied into the non-empty table at "
+          f"{n / insert_s:,.0f}/s, against {total_rel / sync_s:,.0f} relationships/s for the whole rebuild "
+          f"({sync_s:.2f} s; load average {os.getloadavg()[0]:.2f})")
 
 
 def _load() -> str:
