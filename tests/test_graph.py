@@ -115,6 +115,19 @@ def test_queries_are_read_only_unless_asked(synced):
     assert graph.counts() == report.counts
 
 
+def test_the_backends_refuse_writes_even_when_the_scanner_misses_one(synced, monkeypatch):
+    """The second guard alone: Ladybug opens its file read-only; over Bolt the query runs in a
+    read transaction, rolled back if the server reports updates (Neo4j refuses the write
+    itself; ArcadeDB's server runs it, so the rollback is what holds there)."""
+    _, graph, report = synced
+    monkeypatch.setattr(f"kgstore.graph._{graph.name}.check_read_only", lambda cypher: None)
+    with pytest.raises(QueryError) as refused:
+        graph.query("CREATE (:Entity {iri: 'http://example.org/sneaked-in', id: 'sneaked'})")
+    assert {"ladybug": "read-only database", "neo4j": "so it was rolled back"}[graph.name] in str(refused.value)
+    assert graph.counts() == report.counts
+    assert graph.query("MATCH (n:Entity {id: 'sneaked'}) RETURN count(n) AS n") == [{"n": 0}]
+
+
 def test_bad_cypher_is_a_query_error(synced):
     _, graph, _ = synced
     with pytest.raises(QueryError, match="Cypher query failed"):

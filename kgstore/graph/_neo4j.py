@@ -317,6 +317,10 @@ class Neo4jGraph(PropertyGraph):
             result = tx.run(cypher, params or {})
             rows = [{k: plain(v) for k, v in record.items()} for record in result]
             self.last_columns = list(result.keys())
+            if not write and result.consume().counters.contains_updates:
+                # Neo4j refuses writes in a read transaction; ArcadeDB's Bolt server runs
+                # them. Raising here makes the driver roll the transaction back.
+                raise _WroteWhileReading()
             return rows
 
         try:
@@ -324,6 +328,9 @@ class Neo4jGraph(PropertyGraph):
                 return session.execute_write(work) if write else session.execute_read(work)
         except neo4j.exceptions.Neo4jError as exc:
             raise QueryError(f"Cypher query failed: {exc.message or exc}") from exc
+        except _WroteWhileReading:
+            raise QueryError("the query wrote to the property graph, so it was rolled back; pass --write "
+                             "(write=True) to allow queries that write") from None
 
     def counts(self) -> GraphCounts:
         with self._session(write=False) as session:
@@ -333,6 +340,10 @@ class Neo4jGraph(PropertyGraph):
         if self._driver is not None:
             self._driver.close()
             self._driver = None
+
+
+class _WroteWhileReading(Exception):
+    """A query run as read-only reported updates (the server did not refuse them)."""
 
 
 def plain(value: Any) -> Any:
