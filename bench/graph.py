@@ -244,8 +244,8 @@ def bolt_main(args) -> int:
             assert graph.counts() == full.counts == lady.counts, (graph.counts(), full.counts)
             noop = graph.sync(store)
             print(f"bolt incremental sync with nothing to send: {noop.seconds:.1f} s "
-                  f"({noop.mode}, {noop.upserted} sent, {noop.deleted} deleted; export+diff {noop.export_seconds:.1f} s)",
-                  flush=True)
+                  f"({noop.mode}, {noop.upserted} sent, {noop.deleted} deleted; "
+                  f"export+diff {noop.export_seconds:.1f} s)", flush=True)
 
             import neo4j
 

@@ -59,8 +59,10 @@ def test_cleanup_deletes_only_what_this_sync_did_not_write():
 
 
 def test_delete_statements_match_rows_by_their_keys():
-    assert delete_statement("Entity") == "UNWIND $rows AS row MATCH (n:Entity {iri: row.iri}) DETACH DELETE n"
-    assert delete_statement("Literal") == "UNWIND $rows AS row MATCH (n:Literal {key: row.key}) DETACH DELETE n"
+    assert delete_statement("Entity") == ("UNWIND $rows AS row MATCH (n:Entity {iri: row.iri}) "
+                                          "WITH collect(n) AS doomed UNWIND doomed AS n DETACH DELETE n")
+    assert delete_statement("Literal") == ("UNWIND $rows AS row MATCH (n:Literal {key: row.key}) "
+                                           "WITH collect(n) AS doomed UNWIND doomed AS n DETACH DELETE n")
     assert delete_statement("HAS_VALUE") == (
         "UNWIND $rows AS row MATCH (a:Entity {iri: row.`from`})-[r:HAS_VALUE {iri: row.iri}]->"
         "(b:Literal {key: row.`to`}) WITH collect(r) AS doomed UNWIND doomed AS r DELETE r")

@@ -97,16 +97,18 @@ def cleanup_statements() -> list[str]:
 def delete_statement(table: str) -> str:
     """Delete a batch ``$rows`` of ``table`` rows by their keys (``TABLE_KEYS``): a node with
     its relationships, or one relationship."""
-    if table in NODE_PROPERTIES:
-        key = NODE_PROPERTIES[table][0]
-        return f"UNWIND $rows AS row MATCH (n:{table} {{{key}: row.{key}}}) DETACH DELETE n"
-    target = RELATIONSHIP_TARGETS[table]
-    target_key = NODE_PROPERTIES[target][0]
     # Match them all, then delete (collect() is the barrier): ArcadeDB's Bolt server fails
     # with EntityNotFound when deletions interleave with the matching of the next rows
     # (its edge iterator meets a segment just deleted); Neo4j is indifferent.
+    if table in NODE_PROPERTIES:
+        key = NODE_PROPERTIES[table][0]
+        return (f"UNWIND $rows AS row MATCH (n:{table} {{{key}: row.{key}}}) "
+                f"WITH collect(n) AS doomed UNWIND doomed AS n DETACH DELETE n")
+    target = RELATIONSHIP_TARGETS[table]
+    target_key = NODE_PROPERTIES[target][0]
     return (f"UNWIND $rows AS row "
-            f"MATCH (a:{ENTITY} {{iri: row.`from`}})-[r:{table} {{iri: row.iri}}]->(b:{target} {{{target_key}: row.`to`}}) "
+            f"MATCH (a:{ENTITY} {{iri: row.`from`}})-[r:{table} {{iri: row.iri}}]->"
+            f"(b:{target} {{{target_key}: row.`to`}}) "
             f"WITH collect(r) AS doomed UNWIND doomed AS r DELETE r")
 
 
