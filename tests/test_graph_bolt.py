@@ -190,6 +190,41 @@ def test_cli_cypher_is_read_only_and_sync_repairs_writes(backend, request, share
         assert nothing["mode"] == "full" and nothing["upserted"] == 1056 + 1211
 
 
+@pytest.mark.neo4j
+def test_an_incremental_sync_that_leaves_other_counts_turns_full(use_bolt, shared_data, tmp_path, monkeypatch):
+    """The check after each incremental sync: whatever the first check missed (here it is
+    told to miss a node written behind the mirror's back), a full sync removes."""
+    path = tmp_path / "s"
+    Store.init(path).close()
+    use_bolt(path)
+    with Store.open(path) as store:
+        kgstore.ingest(store, "tsv", shared_data / "qa" / "pathquestion" / "2H-kb.txt")
+        with open_graph(store) as graph:
+            first = graph.sync(store)
+            graph.query("CREATE (:Entity {iri: 'http://example.org/stray', id: 'stray'})", write=True)
+            monkeypatch.setattr(graph, "needs_full_sync", lambda: None)
+            again = graph.sync(store)
+            assert again.mode == "full" and graph.counts() == first.counts
+            assert graph.last_sync()["full_reason"].startswith("after an incremental sync the server held")
+
+
+def test_ingest_graph_with_an_unreachable_server_fails_before_loading(shared_data, tmp_path, monkeypatch):
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    path = tmp_path / "s"
+    assert run("init", path, "--graph-backend", "neo4j").exit_code == 0
+    from kgstore.config import StoreConfig
+
+    config = StoreConfig.load(path)
+    config.graph.neo4j_uri = "bolt://127.0.0.1:1"  # nothing listens on port 1
+    config.save(path)
+    result = run("ingest", path, "tsv", shared_data / "qa" / "pathquestion" / "2H-kb.txt", "--graph")
+    assert result.exit_code == 9
+    assert result.output.startswith("Error: cannot reach Neo4j at bolt://127.0.0.1:1")
+    assert "Traceback" not in result.output
+    stats = json.loads(run("stats", path, "--format", "json").output)
+    assert stats["statements"] == 0  # nothing was loaded
+
+
 def read_import_csv(header_path: Path, data_path: Path) -> tuple[list[str], list[list[str]]]:
     header = header_path.read_text().rstrip("\n").split(",")
     with open(data_path, newline="", encoding="utf-8") as f:

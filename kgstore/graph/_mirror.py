@@ -39,6 +39,8 @@ class GraphMirror:
         self.follows_commits = self.graph.name != "ladybug"
         self.syncs: list[SyncReport] = []
         self._next_at = 0.0
+        if self.follows_commits:
+            self.graph.counts()  # an unreachable server or wrong password: say so before loading anything
 
     def committed(self) -> None:
         """A batch was committed to the catalog: send what changed, unless a sync ran

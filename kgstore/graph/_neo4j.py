@@ -220,9 +220,12 @@ class Neo4jGraph(PropertyGraph):
     def sync(self, store, progress: ProgressCallback | None = None, *, full: bool = False) -> SyncReport:
         """Send what changed since the last sync (everything when ``full``, on the first
         sync, or when the server no longer holds what the last sync left)."""
+        return self._sync(store, progress, "asked" if full else self.needs_full_sync())
+
+    def _sync(self, store, progress: ProgressCallback | None, reason: str | None) -> SyncReport:
+        """A sync: full when there is a ``reason`` for it, else incremental."""
         started = time.perf_counter()
         sync_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-        reason = "asked" if full else self.needs_full_sync()
         if progress:
             progress(SyncProgress("export", 0, 0))
         delta = compute_delta(store, self.snapshot, full=reason is not None)
@@ -251,7 +254,8 @@ class Neo4jGraph(PropertyGraph):
             # interrupted sync whose rows the store dropped since) left, a full sync removes.
             found = self.counts()
             if found != report.counts:
-                again = self.sync(store, progress, full=True)
+                again = self._sync(store, progress, f"after an incremental sync the server held {found}, "
+                                                    f"not {report.counts}")
                 again.seconds += report.seconds
                 return again
         return report
