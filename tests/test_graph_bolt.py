@@ -276,3 +276,10 @@ def test_neo4j_import_files_round_trip(shared_data, tmp_path):
     schema = (out / "schema.cypher").read_text().splitlines()
     assert schema[0] == "CREATE CONSTRAINT kgstore_entity_iri IF NOT EXISTS FOR (n:Entity) REQUIRE n.iri IS UNIQUE;"
     assert len(schema) == 6
+
+    # Without --neo4j-import: the row sets as Parquet, the same counts
+    import pyarrow.parquet as pq
+
+    parquet = json.loads(run("graph", "export", path, tmp_path / "pq", "--format", "json").output)
+    assert parquet["Entity rows"] + parquet["Entity-endpoints rows"] == counts.entities
+    assert pq.read_table(tmp_path / "pq" / "REL.parquet").num_rows == parquet["REL rows"] == counts.edges
