@@ -154,3 +154,37 @@ def test_sync_sends_schema_then_every_row_in_batches_then_cleanup(shared_data, t
     assert stmts[-2:] == cleanup_statements()
     assert driver.sessions[0]["database"] == "neo4j"
     assert graph.is_synced() and graph.last_sync()["counts"]["edges"] == 1211
+
+
+def test_delta_sends_only_new_rows_and_deletes_what_went(shared_data, tmp_path):
+    """The diff behind incremental syncs, without a server: a second file adds its rows only;
+    forgetting it (--force with an allowlist) turns them into deletions."""
+    from kgstore.graph._delta import compute_delta
+    from kgstore.records import LoadOptions
+
+    snapshot = tmp_path / "rows"
+    with Store.init(tmp_path / "s") as store:
+        kgstore.ingest(store, "tsv", shared_data / "qa" / "pathquestion" / "2H-kb.txt")
+        first = compute_delta(store, snapshot)
+        assert first.full and first.upsert_counts["REL"] == 1211 and sum(first.delete_counts.values()) == 0
+        first.commit()
+        assert compute_delta(store, snapshot).changed == 0  # nothing changed, nothing to send
+
+        wc = shared_data / "qa" / "wc2014" / "WC2014.txt"
+        kgstore.ingest(store, "tsv", wc)
+        second = compute_delta(store, snapshot)
+        assert not second.full
+        assert (second.upsert_counts["REL"], second.upsert_counts["HAS_VALUE"]) == (5010, 1472)
+        assert sum(second.delete_counts.values()) == 0
+        assert second.row_counts["REL"] == 1211 + 5010
+        second.commit()
+
+        kgstore.ingest(store, "tsv", wc, force=True, options=LoadOptions(properties=frozenset({"plays_in_club"})))
+        third = compute_delta(store, snapshot)
+        kept = third.row_counts["REL"] - 1211
+        assert third.delete_counts["REL"] == 5010 - kept and third.delete_counts["HAS_VALUE"] == 1472
+        assert third.upsert_counts["REL"] == 0 and third.delete_counts["Literal"] == 39
+        rows = [r for batch in third.deletes("REL", 1000) for r in batch]
+        assert len(rows) == third.delete_counts["REL"] and set(rows[0]) == {"from", "to", "iri"}
+        third.discard()
+        assert not (tmp_path / "rows.staging").exists()

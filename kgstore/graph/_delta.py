@@ -45,8 +45,8 @@ def _relation(files: list[str]) -> str:
     return f"read_parquet([{quoted}])"
 
 
-def upsert_sql(table: str, now: list[str], before: list[str] | None) -> str:
-    """Rows of ``table`` in the ``now`` files and not, identical, in the ``before`` ones."""
+def upsert_sql(now: list[str], before: list[str] | None) -> str:
+    """Rows in the ``now`` files and not, identical, in the ``before`` ones."""
     if not before:
         return f"SELECT * FROM {_relation(now)}"
     return f"SELECT * FROM {_relation(now)} EXCEPT SELECT * FROM {_relation(before)}"
@@ -79,7 +79,7 @@ class Delta:
         before = None if self.full else _files(self.snapshot, table)
         if not now:
             return None
-        return upsert_sql(table, now, before) if kind == "upsert" else delete_sql(table, now, before)
+        return upsert_sql(now, before) if kind == "upsert" else delete_sql(table, now, before)
 
     def _batches(self, sql: str | None, batch_size: int) -> Iterator[list[dict]]:
         if sql is None:
