@@ -43,6 +43,7 @@ class IngestSummary:
 
 
 ProgressCallback = Callable[[IngestProgress], None]
+CommitCallback = Callable[[], None]
 
 # With a parsing worker, catalog commits gather batches up to this many triples, or the
 # batches of this many seconds (see _Committer).
@@ -65,13 +66,17 @@ def fingerprint(path: str) -> str:
 
 def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOptions | None = None,
            force: bool = False, max_errors: int | None = None,
-           progress: ProgressCallback | None = None) -> IngestSummary:
+           progress: ProgressCallback | None = None, on_commit: CommitCallback | None = None) -> IngestSummary:
     """Load ``path`` in format ``fmt`` into ``store``.
 
     Re-running a finished file is a no-op unless ``force``; re-running an interrupted one
     resumes from its last committed checkpoint. Each batch goes to Oxigraph first and then
     to the catalog together with its checkpoint, in one DuckDB transaction, so a kill at
     any point loses nothing that was committed and repeats nothing in the catalog.
+
+    ``on_commit`` is called after each catalog commit, in this thread, while no catalog
+    transaction is in flight: the place to mirror what was just committed elsewhere
+    (:class:`kgstore.graph.GraphMirror` does it for the property graph).
     """
     store._check_writable()
     options = options or LoadOptions(languages=tuple(store.config.languages))
@@ -105,7 +110,7 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
     summary = IngestSummary(path, fmt, run_id, "failed", resumed_from_line=start.line_no if start else 0)
     try:
         worker = use_worker(path)
-        committer = _Committer(store, run_id, os.path.abspath(path), counts, grouped=worker)
+        committer = _Committer(store, run_id, os.path.abspath(path), counts, grouped=worker, on_commit=on_commit)
 
         def report(done: list[list[PreparedBatch]]) -> None:
             for group in done:
@@ -178,8 +183,10 @@ class _Committer:
     batches handed over since.
     """
 
-    def __init__(self, store: Store, run_id: int, file: str, counts: Counter, *, grouped: bool):
+    def __init__(self, store: Store, run_id: int, file: str, counts: Counter, *, grouped: bool,
+                 on_commit: CommitCallback | None = None):
         self.store, self.run_id, self.file, self.counts, self.grouped = store, run_id, file, counts, grouped
+        self.on_commit = on_commit
         self.pending = Counter(counts)
         self._group: list[PreparedBatch] = []
         self._group_triples = 0
@@ -222,6 +229,7 @@ class _Committer:
         """On the way out of an error: let the transaction in flight end (its own error,
         if any, gives way to the one being raised) and drop the open group, whose batches
         the next run reads again from the checkpoint."""
+        self.on_commit = None  # on the way out: mirror nothing more
         try:
             self.drain()
         except BaseException:  # noqa: BLE001
@@ -271,5 +279,9 @@ class _Committer:
             Catalog.checkpoint(con, self.run_id, last.offset, last.line_no, dict(after))
 
     def _committed(self, after: Counter) -> None:
+        # Always in the caller's thread, with the catalog transaction joined: on_commit may
+        # read the catalog.
         self.counts.clear()
         self.counts.update(after)
+        if self.on_commit is not None:
+            self.on_commit()

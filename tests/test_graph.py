@@ -1,10 +1,9 @@
 """The property graph: sync from a real store, counts against SPARQL, Cypher against SPARQL.
 
-The behaviour tests run on every backend present: Ladybug always, Neo4j when NEO4J_URI
-names a server (its tests carry the `neo4j` marker).
+The behaviour tests run on both backends: Ladybug, and Neo4j over Bolt against a live
+server (the `bolt_server` fixture: ArcadeDB's, or a real Neo4j named by NEO4J_URI; those
+tests carry the `neo4j` marker).
 """
-import os
-
 import pytest
 
 import kgstore
@@ -14,12 +13,7 @@ from kgstore.graph import open_graph, sync_graph
 from kgstore.graph._ladybug import LadybugGraph
 from kgstore.terms import KG, KGR, WD, is_fact_predicate
 
-BACKENDS = [
-    "ladybug",
-    pytest.param("neo4j", marks=[pytest.mark.neo4j,
-                                 pytest.mark.skipif(not os.environ.get("NEO4J_URI"),
-                                                    reason="set NEO4J_URI to a Neo4j server to run")]),
-]
+BACKENDS = ["ladybug", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
 # WC-P2: "name a soccer club that has a player from Mexico ?" (gold answers of the dataset)
 MEXICO_CLUBS = {"CF_Monterrey", "CA_Monarcas_Morelia", "Atlante_FC", "CF_Pachuca", "Tigres_UANL", "Cruz_Azul_FC",
@@ -40,6 +34,8 @@ def wc_store(shared_data, tmp_path_factory):
 @pytest.fixture(params=BACKENDS)
 def synced(request, wc_store):
     """(store, graph, first sync report) for each backend."""
+    if request.param == "neo4j":
+        request.getfixturevalue("use_bolt")(wc_store)
     with Store.open(wc_store) as store:
         report = sync_graph(store, backend=request.param)
         graph = open_graph(store, request.param)
@@ -117,6 +113,19 @@ def test_queries_are_read_only_unless_asked(synced):
     graph.close()
     assert sync_graph(store, backend=graph.name).counts == report.counts  # the mirror is exact again
     assert graph.counts() == report.counts
+
+
+def test_the_backends_refuse_writes_even_when_the_scanner_misses_one(synced, monkeypatch):
+    """The second guard alone: Ladybug opens its file read-only; over Bolt the query runs in a
+    read transaction, rolled back if the server reports updates (Neo4j refuses the write
+    itself; ArcadeDB's server runs it, so the rollback is what holds there)."""
+    _, graph, report = synced
+    monkeypatch.setattr(f"kgstore.graph._{graph.name}.check_read_only", lambda cypher: None)
+    with pytest.raises(QueryError) as refused:
+        graph.query("CREATE (:Entity {iri: 'http://example.org/sneaked-in', id: 'sneaked'})")
+    assert {"ladybug": "read-only database", "neo4j": "so it was rolled back"}[graph.name] in str(refused.value)
+    assert graph.counts() == report.counts
+    assert graph.query("MATCH (n:Entity {id: 'sneaked'}) RETURN count(n) AS n") == [{"n": 0}]
 
 
 def test_bad_cypher_is_a_query_error(synced):

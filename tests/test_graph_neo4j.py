@@ -1,6 +1,6 @@
 """The Neo4j backend without a server: its statements (pure builders), its settings, and the
-sync's conversation with the driver, recorded by a stand-in driver. The same behaviour
-tests as Ladybug's run against a real server in test_graph.py when NEO4J_URI is set."""
+sync's conversation with the driver, recorded by a stand-in driver. The behaviour tests run
+against a live Bolt server in test_graph.py and test_graph_bolt.py."""
 import cypherast
 import pytest
 
@@ -9,7 +9,8 @@ from kgstore import GraphError, Store
 from kgstore.config import GraphConfig
 from kgstore.graph import open_graph
 from kgstore.graph._neo4j import (Neo4jGraph, batches, cleanup_statements, connection_settings, count_statements,
-                                  node_upsert_statement, relationship_upsert_statement, schema_statements)
+                                  delete_statement, node_upsert_statement, relationship_upsert_statement,
+                                  schema_statements)
 
 
 def test_schema_statements_create_constraints_then_indexes():
@@ -42,7 +43,8 @@ def test_upsert_statements_merge_on_keys_and_stamp_the_sync():
 def test_data_statements_are_valid_cypher():
     statements = [node_upsert_statement("Entity"), node_upsert_statement("Literal"),
                   relationship_upsert_statement("REL"), relationship_upsert_statement("HAS_VALUE"),
-                  *cleanup_statements(), *count_statements().values()]
+                  *cleanup_statements(), *count_statements().values(),
+                  *(delete_statement(t) for t in ("Entity", "Literal", "REL", "HAS_VALUE"))]
     for stmt in statements:
         cypherast.parse_one(stmt, read="neo4j")  # raises on a syntax error
 
@@ -50,9 +52,20 @@ def test_data_statements_are_valid_cypher():
 def test_cleanup_deletes_only_what_this_sync_did_not_write():
     rels, nodes = cleanup_statements()
     assert rels == ("MATCH ()-[x:REL|HAS_VALUE]->() WHERE (x._sync IS NULL OR x._sync <> $sync) "
-                    "WITH x LIMIT $limit DELETE x RETURN count(*) AS n")
+                    "WITH x LIMIT $limit WITH collect(x) AS doomed UNWIND doomed AS x DELETE x RETURN count(*) AS n")
     assert nodes == ("MATCH (x) WHERE (x:Entity OR x:Literal) AND (x._sync IS NULL OR x._sync <> $sync) "
-                     "WITH x LIMIT $limit DETACH DELETE x RETURN count(*) AS n")
+                     "WITH x LIMIT $limit WITH collect(x) AS doomed UNWIND doomed AS x DETACH DELETE x "
+                     "RETURN count(*) AS n")
+
+
+def test_delete_statements_match_rows_by_their_keys():
+    assert delete_statement("Entity") == ("UNWIND $rows AS row MATCH (n:Entity {iri: row.iri}) "
+                                          "WITH collect(n) AS doomed UNWIND doomed AS n DETACH DELETE n")
+    assert delete_statement("Literal") == ("UNWIND $rows AS row MATCH (n:Literal {key: row.key}) "
+                                           "WITH collect(n) AS doomed UNWIND doomed AS n DETACH DELETE n")
+    assert delete_statement("HAS_VALUE") == (
+        "UNWIND $rows AS row MATCH (a:Entity {iri: row.`from`})-[r:HAS_VALUE {iri: row.iri}]->"
+        "(b:Literal {key: row.`to`}) WITH collect(r) AS doomed UNWIND doomed AS r DELETE r")
 
 
 def test_batches_split_rows_without_losing_any():
@@ -121,9 +134,9 @@ def test_sync_sends_schema_then_every_row_in_batches_then_cleanup(shared_data, t
     with Store.init(tmp_path / "s") as store:
         kgstore.ingest(store, "tsv", shared_data / "qa" / "pathquestion" / "2H-kb.txt")
         driver = RecordingDriver()
-        graph = Neo4jGraph(store.path, store.config.graph, driver=driver)
-        monkeypatch.setattr("kgstore.graph._neo4j.BATCH_SIZE", 500)
+        graph = Neo4jGraph(store.path, store.config.graph, driver=driver, batch_size=500)
         report = graph.sync(store)
+        assert report.mode == "full" and report.upserted == report.counts.nodes + report.counts.relationships
         with open_graph(store, "ladybug") as lady:
             assert lady.sync(store).counts == report.counts  # both backends get the same rows
     stmts = [s for s, _ in driver.log]
@@ -141,3 +154,37 @@ def test_sync_sends_schema_then_every_row_in_batches_then_cleanup(shared_data, t
     assert stmts[-2:] == cleanup_statements()
     assert driver.sessions[0]["database"] == "neo4j"
     assert graph.is_synced() and graph.last_sync()["counts"]["edges"] == 1211
+
+
+def test_delta_sends_only_new_rows_and_deletes_what_went(shared_data, tmp_path):
+    """The diff behind incremental syncs, without a server: a second file adds its rows only;
+    forgetting it (--force with an allowlist) turns them into deletions."""
+    from kgstore.graph._delta import compute_delta
+    from kgstore.records import LoadOptions
+
+    snapshot = tmp_path / "rows"
+    with Store.init(tmp_path / "s") as store:
+        kgstore.ingest(store, "tsv", shared_data / "qa" / "pathquestion" / "2H-kb.txt")
+        first = compute_delta(store, snapshot)
+        assert first.full and first.upsert_counts["REL"] == 1211 and sum(first.delete_counts.values()) == 0
+        first.commit()
+        assert compute_delta(store, snapshot).changed == 0  # nothing changed, nothing to send
+
+        wc = shared_data / "qa" / "wc2014" / "WC2014.txt"
+        kgstore.ingest(store, "tsv", wc)
+        second = compute_delta(store, snapshot)
+        assert not second.full
+        assert (second.upsert_counts["REL"], second.upsert_counts["HAS_VALUE"]) == (5010, 1472)
+        assert sum(second.delete_counts.values()) == 0
+        assert second.row_counts["REL"] == 1211 + 5010
+        second.commit()
+
+        kgstore.ingest(store, "tsv", wc, force=True, options=LoadOptions(properties=frozenset({"plays_in_club"})))
+        third = compute_delta(store, snapshot)
+        kept = third.row_counts["REL"] - 1211
+        assert third.delete_counts["REL"] == 5010 - kept and third.delete_counts["HAS_VALUE"] == 1472
+        assert third.upsert_counts["REL"] == 0 and third.delete_counts["Literal"] == 39
+        rows = [r for batch in third.deletes("REL", 1000) for r in batch]
+        assert len(rows) == third.delete_counts["REL"] and set(rows[0]) == {"from", "to", "iri"}
+        third.discard()
+        assert not (tmp_path / "rows.staging").exists()

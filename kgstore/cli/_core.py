@@ -1,6 +1,7 @@
 """Core commands: init, ingest, stats, sparql, entity, rejects, runs."""
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 
@@ -54,7 +55,9 @@ def _split(text: str | None) -> list[str]:
 @click.option("--max-errors", type=click.IntRange(0), default=None,
               help="Fail (non-zero exit) once more than N malformed lines were seen.")
 @click.option("--force", is_flag=True, help="Load the file again even if it was loaded before.")
-@click.option("--graph", "mirror_graph", is_flag=True, help="Mirror the store into the property graph afterwards.")
+@click.option("--graph", "mirror_graph", is_flag=True,
+              help="Mirror the store into the property graph: with the neo4j backend as the ingest goes "
+                   "(what each committed batch changed), with ladybug once at the end.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="Summary format.")
 @click.pass_context
@@ -84,12 +87,29 @@ def ingest_cmd(ctx, store, format, path, languages, properties, entities_file, s
         separator={"tab": "\t", "pipe": "|", None: None}[separator],
         batch_size=batch_size,
     )
-    with _progress_bar(path) as on_progress:
-        summary = ingest(st, format, path, options=options, force=force, max_errors=max_errors,
-                         progress=on_progress)
-    if summary.status == "skipped":
-        click.echo(f"{path} was already loaded (run {summary.run_id}); nothing to do. Use --force to load it again.")
-        return
+    mirror = None
+    if mirror_graph:
+        from ..graph import GraphMirror
+
+        mirror = GraphMirror(st)
+    with contextlib.ExitStack() as stack:
+        if mirror is not None:
+            stack.enter_context(mirror)
+        with _progress_bar(path) as on_progress:
+            summary = ingest(st, format, path, options=options, force=force, max_errors=max_errors,
+                             progress=on_progress, on_commit=mirror.committed if mirror else None)
+        if summary.status == "skipped":
+            click.echo(f"{path} was already loaded (run {summary.run_id}); nothing to do. "
+                       "Use --force to load it again.")
+        else:
+            _ingest_summary(summary, path, format, store, fmt)
+        if mirror is not None:
+            # Also after a skipped file: an ingest killed after its last commit resumes here.
+            report = mirror.finish()
+            click.echo(f"Property graph ({report.mode} sync, {len(mirror.syncs)} in all): {report}")
+
+
+def _ingest_summary(summary, path, format, store, fmt) -> None:
     info = {"file": path, "format": format, "run": summary.run_id, "status": summary.status,
             "seconds": round(summary.seconds, 2)}
     if summary.resumed_from_line:
@@ -100,11 +120,6 @@ def ingest_cmd(ctx, store, format, path, languages, properties, entities_file, s
     emit_mapping(info, fmt, title="Ingest summary")
     if summary.rejected:
         click.echo(f"{summary.rejected} malformed line(s) skipped; see `kgstore rejects {store}`.", err=True)
-    if mirror_graph:
-        from ..graph import sync_graph
-
-        report = sync_graph(st)
-        click.echo(f"Property graph: {report}")
 
 
 def _read_ids(path: str) -> list[str]:

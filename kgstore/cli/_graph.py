@@ -27,15 +27,21 @@ def graph_group():
 @graph_group.command("sync")
 @STORE_ARG
 @BACKEND_OPTION
+@click.option("--full", is_flag=True, help="neo4j: send every row again (and delete what the server holds beyond "
+                                          "them) instead of only what changed since the last sync.")
 @format_option("table", "json")
 @click.pass_context
-def sync_cmd(ctx, store, backend, fmt):
-    """Mirror STORE's triples into the property graph (a full rebuild; safe to rerun).
+def sync_cmd(ctx, store, backend, full, fmt):
+    """Mirror STORE's triples into the property graph (safe to rerun).
 
     \b
     Every entity becomes an :Entity node (iri, id, label, description, popularity,
     is_mediator); every entity-to-entity fact a :REL relationship (pid, label, iri);
     every literal fact a :HAS_VALUE relationship to a :Literal node (value, datatype, lang).
+    Ladybug rebuilds its file each time. Neo4j gets only what changed since the last
+    sync (new or changed rows, and deletions of what the store no longer holds); the
+    first sync, --full, or a server that no longer holds what the last sync left gets
+    everything. Afterwards the graph holds exactly the store's rows.
     Example:
       kgstore graph sync ./mystore
       kgstore cypher ./mystore 'MATCH (a:Entity {id:"Q42"})-[r]->(b) RETURN r.label, b.label'
@@ -45,18 +51,56 @@ def sync_cmd(ctx, store, backend, fmt):
     # The writer lock: no ingest may change the catalog while it is being mirrored.
     st = open_store(ctx, store, read_only=False)
     with _SyncProgress() as on_progress:
-        report = sync_graph(st, on_progress, backend=backend)
+        report = sync_graph(st, on_progress, backend=backend, full=full)
     if fmt == "json":
         emit_mapping(report.as_dict(), fmt)
         return
     c = report.counts
     emit_mapping({
-        "backend": report.backend, "location": report.location,
+        "backend": report.backend, "location": report.location, "mode": report.mode,
+        "rows sent": report.upserted, "rows deleted": report.deleted,
         "entities": c.entities, "literals": c.literals, "edges (entity to entity)": c.edges,
         "values (entity to literal)": c.values, "seconds": round(report.seconds, 2),
         "export seconds": round(report.export_seconds, 2), "load seconds": round(report.load_seconds, 2),
         "relationships/s": round(report.edges_per_second),
     }, fmt, title="Graph sync")
+
+
+@graph_group.command("export")
+@STORE_ARG
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--neo4j-import", "neo4j_import", is_flag=True,
+              help="Write CSV files for `neo4j-admin database import full` instead of Parquet.")
+@click.option("--database", default="neo4j", show_default=True, help="--neo4j-import: the database the printed "
+                                                                      "command imports into.")
+@format_option("table", "json")
+@click.pass_context
+def export_cmd(ctx, store, directory, neo4j_import, database, fmt):
+    """Write STORE's property graph as files in DIRECTORY: one per row set, in Parquet, or
+    with --neo4j-import as CSV files for Neo4j's bulk importer.
+
+    \b
+    The bulk importer loads hundreds of millions of relationships into a new database far
+    faster than `graph sync` can over Bolt. It needs the database stopped (or absent):
+      kgstore graph export ./mystore /var/lib/neo4j/import/kg --neo4j-import
+      neo4j-admin database import full neo4j --overwrite-destination --multiline-fields=true \\
+        --nodes=.../Entity-header.csv,.../Entity.csv ...     (printed in full by this command)
+      cypher-shell -f .../schema.cypher                      (indexes and constraints, once started)
+    """
+    from ..graph import export_parquet
+    from ..graph._neo4j_import import export_neo4j_import, import_command
+
+    st = open_store(ctx, store)
+    if neo4j_import:
+        files = export_neo4j_import(st, directory)
+        info = {"directory": str(files.directory), **{f"{t} rows": n for t, n in files.rows.items()},
+                "seconds": round(files.seconds, 2), "command": import_command(files, database),
+                "then": f"cypher-shell -d {database} -f {files.schema_path}"}
+    else:
+        files = export_parquet(st, directory)
+        info = {"directory": str(directory), **{f"{f.row_set.name} rows": f.rows for f in files.files},
+                "seconds": round(files.seconds, 2)}
+    emit_mapping(info, fmt, title="Graph export")
 
 
 @graph_group.command("status")

@@ -4,7 +4,7 @@ Public API::
 
     from kgstore.graph import open_graph, sync_graph
     with Store.open("./mystore") as store:
-        report = sync_graph(store)                       # full mirror of the catalog
+        report = sync_graph(store)                       # mirror the catalog (Neo4j: what changed)
         with open_graph(store) as graph:                 # Ladybug, or Neo4j when configured
             graph.query('MATCH (a:Entity {id:"Q42"})-[r]->(b) RETURN r.label, b.label LIMIT 10')
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ._base import ENTITY, HAS_VALUE, LITERAL, REL, GraphCounts, PropertyGraph, SyncProgress, SyncReport
 from ._export import ROW_SETS, ExportedFile, ExportedFiles, RowSet, export_parquet
+from ._mirror import GraphMirror
 from ._readonly import check_read_only, segments as cypher_segments, words as cypher_words, write_clause
 from ..errors import GraphError
 
@@ -35,15 +36,16 @@ def open_graph(store, backend: str | None = None) -> PropertyGraph:
     raise GraphError(f"unknown graph backend {name!r}; choose one of: {', '.join(BACKENDS)}")
 
 
-def sync_graph(store, progress=None, *, backend: str | None = None) -> SyncReport:
+def sync_graph(store, progress=None, *, backend: str | None = None, full: bool = False) -> SyncReport:
     """Mirror ``store`` into its property graph (what ``kgstore graph sync`` and
-    ``kgstore ingest --graph`` run)."""
+    ``kgstore ingest --graph`` run): the Neo4j backend sends only what changed since its
+    last sync unless ``full``; Ladybug rebuilds its file."""
     with open_graph(store, backend) as graph:
-        return graph.sync(store, progress=progress)
+        return graph.sync(store, progress=progress, full=full)
 
 
 __all__ = [
-    "open_graph", "sync_graph", "BACKENDS", "PropertyGraph", "SyncReport", "SyncProgress", "GraphCounts",
+    "open_graph", "sync_graph", "GraphMirror", "BACKENDS", "PropertyGraph", "SyncReport", "SyncProgress", "GraphCounts",
     "ExportedFiles", "ExportedFile", "RowSet", "ROW_SETS", "export_parquet", "check_read_only", "write_clause",
     "cypher_segments", "cypher_words",
     "ENTITY", "LITERAL", "REL", "HAS_VALUE",

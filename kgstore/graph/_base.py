@@ -64,6 +64,9 @@ class SyncReport:
     catalog_state: str = ""  # what the catalog looked like, to tell when the graph is stale
     location: str = ""
     stages: dict[str, float] = field(default_factory=dict)
+    mode: str = "full"  # "full": every row was loaded; "incremental": only what changed
+    upserted: int = 0  # rows sent (nodes and relationships, new or changed)
+    deleted: int = 0  # rows deleted because the store no longer holds them
 
     @property
     def edges_per_second(self) -> float:
@@ -89,9 +92,10 @@ class PropertyGraph(abc.ABC):
     last_columns: list[str] = []  # the column names of the last query, even when it returned no rows
 
     @abc.abstractmethod
-    def sync(self, store, progress: ProgressCallback | None = None) -> SyncReport:
-        """Mirror the store's catalog into the graph (a full mirror: running it twice gives
-        the same graph)."""
+    def sync(self, store, progress: ProgressCallback | None = None, *, full: bool = False) -> SyncReport:
+        """Mirror the store's catalog into the graph: afterwards the graph holds exactly
+        the store's rows, so running it twice gives the same graph. A backend may send only
+        what changed since its last sync; ``full`` makes it send everything."""
 
     @abc.abstractmethod
     def query(self, cypher: str, params: dict[str, Any] | None = None, *, write: bool = False) -> list[dict]:

@@ -109,7 +109,9 @@ class LadybugGraph(PropertyGraph):
         return f"<LadybugGraph {self.db_path}>"
 
     # -- sync --------------------------------------------------------------------------
-    def sync(self, store, progress: ProgressCallback | None = None) -> SyncReport:
+    def sync(self, store, progress: ProgressCallback | None = None, *, full: bool = False) -> SyncReport:
+        """Always a full rebuild (see the module's doc for why); ``full`` is accepted for
+        the interface's sake."""
         started = time.perf_counter()
         self.close()
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -161,7 +163,7 @@ class LadybugGraph(PropertyGraph):
             backend=self.name, counts=counts, seconds=time.perf_counter() - started,
             export_seconds=files.seconds, load_seconds=load_seconds,
             catalog_state=files.catalog_state, location=str(self.db_path),
-            stages={"export": files.seconds, **stages},
+            stages={"export": files.seconds, **stages}, upserted=counts.nodes + counts.relationships,
         )
         meta = {**report.as_dict(), "synced_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         tmp = self.meta_path.with_suffix(".tmp")
