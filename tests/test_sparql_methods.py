@@ -138,3 +138,58 @@ def test_memq_refuses_an_entity_the_store_lacks(store):
     result, _ = ask(store, [plan], "memq", question="Which countries do the Zorblax Mountains cover?")
     assert result.refused and result.refusal.reason == "not_in_store"
     assert "[ENT: Zorblax Mountains] found nothing" in result.refusal.message
+
+
+# -- pure steps ------------------------------------------------------------------------------
+def test_placeholder_query_parse_build_and_repairs():
+    from qa._placeholders import PlaceholderSyntaxError, parse_placeholder_query
+
+    q = parse_placeholder_query("SELECT DISTINCT ?x WHERE { [ENT: Joel Zwick] [REL: directed] ?f . "
+                                "?f [REL: in language] ?x FILTER(?x != [ENT: English]) } ORDER BY DESC(?x) LIMIT 1")
+    assert q.entities() == ["Joel Zwick", "English"] and q.relations() == ["directed", "in language"]
+    built = q.build({"Joel Zwick": "http://e/JZ", "English": "http://e/En"},
+                    [("http://r/directed_by", True), ("http://r/in_language", False)], exclude=["http://e/JZ"])
+    assert built.render() == ("SELECT DISTINCT ?x WHERE {\n  ?f <http://r/directed_by> <http://e/JZ> .\n"
+                              "  ?f <http://r/in_language> ?x .\n  FILTER(?x != <http://e/En>)\n"
+                              "  FILTER(?x != <http://e/JZ>)\n}\nORDER BY DESC(?x) LIMIT 1")
+    # [ENT: y] is the variable ?y; a projected variable no pattern binds becomes the last one reached
+    repaired = parse_placeholder_query("SELECT DISTINCT ?x WHERE { [ENT: Frits Philips] [REL: mother] [ENT: y] . "
+                                       "[ENT: y] [REL: heir] ?z }")
+    assert repaired.entities() == ["Frits Philips"] and repaired.answer_var == "?z"
+    with pytest.raises(PlaceholderSyntaxError, match="subject \\[REL: ...\\] object"):
+        parse_placeholder_query("SELECT ?x WHERE { [ENT: Andes] ?x }")
+
+
+def test_plan_parse_and_bracketing_of_the_question_entities():
+    from qa._plan import PlanSyntaxError, bracket_names
+
+    plan = parse_plan("1. Find the films directed by [Joel Zwick], assign it to ?f.\n"
+                      "2. Find the language of ?f, assign it to ?l.\n3. The answer is ?l.")
+    assert [s.search_text() for s in plan.steps] == ["the films directed by ?e1", "the language of ?e1"]
+    assert plan.entities == ["Joel Zwick"] and plan.steps[1].variables == ("?f",)
+    bare = parse_plan("1. Find what countries the Andes cover, assign it to ?x.\n2. The answer is ?x.")
+    assert bare.entities == []
+    fixed = bracket_names(bare, ["Andes", "Peru"])
+    assert fixed.steps[0].text == "what countries the [Andes] cover" and fixed.entities == ["Andes"]
+    with pytest.raises(PlanSyntaxError, match="not assigned by any Find step"):
+        parse_plan("1. Find the capital of [Peru], assign it to ?c.\n2. The answer is ?x.")
+
+
+def test_examples_are_real_paths_scored_hop_by_hop():
+    from kgstore import Edge
+    from qa._examples import closest, example_paths, hop_texts, path_similarity
+
+    edges = [Edge("A", "p17", "C1", "Andes", "country", "Chile", False),
+             Edge("M", "p4552", "A", "Aconcagua", "mountain range", "Andes", False)]
+    second = {"C1": [Edge("C1", "p36", "S", "Chile", "capital", "Santiago", False)]}
+    paths = example_paths("Andes", "A", edges, second)
+    assert [p.sparql() for p in paths] == [
+        "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }",
+        "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?y . ?y [REL: capital] ?x }",
+        "SELECT DISTINCT ?x WHERE { ?x [REL: mountain range] [ENT: Andes] }"]
+    assert paths[1].plan() == ("1. Find what is the country of [Andes], assign it to ?y.\n"
+                               "2. Find what is the capital of ?y, assign it to ?x.\n3. The answer is ?x.")
+    sims = {t: 0.9 if "country" in t else 0.1 for p in paths for t in hop_texts(p)}
+    scores = path_similarity(paths, sims)
+    assert scores == pytest.approx([0.9, 0.5, 0.1])  # a two-hop path is as relevant as its hops on average
+    assert closest(paths, scores, 2) == [paths[0], paths[1]]
