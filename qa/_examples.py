@@ -8,14 +8,16 @@ write: a SPARQL query with placeholders (pgmr) and a plan in words (memq). The p
 closest in meaning to the question are the examples: a small model copies close
 demonstrations and does not transfer far ones.
 
-Pure functions over edges; the caller reads the edges from the store.
+Pure functions over edges, and :func:`store_examples`, which reads them from the store.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from indexer import relation_phrases
+
+from ._retrieval import entity_edges, question_entities
 
 _VARS = ("?x", "?y", "?z")
 
@@ -146,4 +148,31 @@ def closest(paths: Sequence[ExamplePath], similarity: Sequence[float], n: int) -
     return [paths[i] for i in sorted(chosen, key=lambda i: -similarity[i])]
 
 
-__all__ = ["Hop", "ExamplePath", "example_paths", "closest", "hop_phrase", "hop_texts", "path_similarity"]
+def store_paths(store, index, question: str, *, entities: int = 2, middles: int = 8) -> list[ExamplePath]:
+    """Real one- and two-hop paths from the entities the question names (by name)."""
+    paths = []
+    for cand in question_entities(index, question, k=3)[:entities]:
+        edges = entity_edges(store, cand.iri, limit=60)
+        ends = list(dict.fromkeys((e.o if e.s == cand.iri else e.s) for e in edges if not e.o_literal))[:middles]
+        second = {m: entity_edges(store, m, limit=20) for m in ends}
+        paths += example_paths(cand.label, cand.iri, edges, second)
+    return paths
+
+
+def store_examples(store, index, question: str, run, n: int, render: Callable[[ExamplePath], str]) -> str:
+    """The ``n`` store paths whose hops read closest to ``question``, closest first, each
+    written by ``render``; the choice goes to the trace under "examples"."""
+    paths = store_paths(store, index, question)
+    if not paths:
+        run.record("examples", paths=0)
+        return "(no examples: the question names no store entity by name)"
+    texts = list(dict.fromkeys(t for p in paths for t in hop_texts(p)))
+    vectors = index.embed([question] + texts)
+    hop_similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
+    chosen = closest(paths, path_similarity(paths, hop_similarity), n)
+    run.record("examples", paths=len(paths), shown=[p.question() for p in chosen])
+    return "\n\n".join(render(p) for p in chosen)
+
+
+__all__ = ["Hop", "ExamplePath", "example_paths", "closest", "hop_phrase", "hop_texts", "path_similarity",
+           "store_paths", "store_examples"]

@@ -46,6 +46,18 @@ def syntax_retry(exc: QuerySyntaxError, prompt: str, previous: dict[str, Any]) -
                                         "line_text": exc.line_text, "caret": " " * max(exc.column - 1, 0) + "^"})
 
 
+def parse_or_retry(parse: Callable[[str], T], error: type[Exception], prompt: str, key: str) -> Callable[[str], T]:
+    """A ``check`` that parses the text, and on ``error`` asks again with ``prompt``,
+    which is shown the text (as ``key``) and the reason (as ``error``)."""
+    def check(text: str) -> T:
+        try:
+            return parse(text)
+        except error as exc:
+            raise RetryWith(str(exc), prompt, {key: text.strip(), "error": str(exc)}) from None
+
+    return check
+
+
 def generate_checked(run, step: str, prompt: str, values: dict[str, Any], check: Callable[[str], T], *,
                      attempts: int = 2, **options: Any) -> Generated[T]:
     """Ask ``prompt``, pass the text to ``check``, and on :class:`RetryWith` ask again with
@@ -69,4 +81,4 @@ def generate_checked(run, step: str, prompt: str, values: dict[str, Any], check:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-__all__ = ["RetryWith", "Generated", "generate_checked", "syntax_retry"]
+__all__ = ["RetryWith", "Generated", "generate_checked", "parse_or_retry", "syntax_retry"]

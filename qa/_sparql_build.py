@@ -14,6 +14,7 @@ import pyoxigraph as ox
 
 from kgstore.errors import QueryError, UnsafeQueryError
 
+from ._answering import rows_answer
 from ._grounding import StoreTerm
 from ._result import Evidence
 from ._retrieval import store_labels
@@ -128,6 +129,16 @@ def evidence(store, query: BuiltQuery, *, timeout_s: float, limit: int = 20) -> 
     return out
 
 
+def query_answer(store, question: str, method: str, query: BuiltQuery, rows: list[dict], *, limit: int,
+                 timeout_s: float):
+    """The answer of an executed query: its answer terms, the instantiated patterns as
+    evidence, and the query itself."""
+    result = rows_answer(question, method, answer_terms(store, query, rows, limit=limit),
+                         evidence(store, query, timeout_s=timeout_s))
+    result.query = query.render()
+    return result
+
+
 def _bound(term: str, row: dict):
     if term.startswith("?"):
         return row.get(term[1:])
@@ -143,4 +154,4 @@ def _number(term) -> float:
         return 0.0
 
 
-__all__ = ["TriplePattern", "BuiltQuery", "exclude_filter", "execute", "answer_terms", "evidence"]
+__all__ = ["TriplePattern", "BuiltQuery", "exclude_filter", "execute", "answer_terms", "evidence", "query_answer"]

@@ -32,15 +32,15 @@ import numpy as np
 from kgstore.terms import expand
 
 from .. import _sparql_build as sb
-from .._answering import rows_answer
+from .._examples import store_examples
 from .._plan import Plan, PlanStep, PlanSyntaxError, bracket_names, parse_plan
 from .._resolution import entity_choices, weak_choice
 from .._result import Answer
 from .._retrieval import StatementMemory, question_entities, search_statements
-from .._retry import RetryWith, generate_checked
+from .._retry import generate_checked, parse_or_retry
 from ..prompts import grammar_text
 from ._base import MethodRun, QAContext, QAMethod
-from .pgmr import DEFAULT_THRESHOLD, closest_paths, store_paths
+from .pgmr import DEFAULT_THRESHOLD
 
 # With the step's known end written as ?e1 (PlanStep.search_text), a step that names its
 # relation plainly finds its memory at 0.85-0.93 (MetaQA and PathQuestion dev); the same
@@ -108,28 +108,17 @@ class MemQMethod(QAMethod):
             return self.refuse(question, run, "no_rows", "not in the store: no query rebuilt from the plan returns rows",
                                allow_parametric)
         built, rows = found
-        terms = sb.answer_terms(self.store, built, rows, limit=self.max_answers)
-        result = rows_answer(question, self.name, terms, sb.evidence(self.store, built, timeout_s=self.timeout_s))
-        result.query = built.render()
-        return result
+        return sb.query_answer(self.store, question, self.name, built, rows, limit=self.max_answers,
+                               timeout_s=self.timeout_s)
 
     # -- 1. plan ---------------------------------------------------------------------------
     def example_text(self, index, question: str, run: MethodRun) -> str:
-        paths = store_paths(self.store, index, question)
-        if not paths:
-            run.record("examples", paths=0)
-            return "(no examples: the question names no store entity by name)"
-        chosen = closest_paths(index, question, paths, self.examples)
-        run.record("examples", paths=len(paths), shown=[p.question() for p in chosen])
-        return "\n\n".join(f"Question: {p.question()}\nPlan:\n{p.plan()}" for p in chosen)
+        """Plans for real paths around the question's named entities."""
+        return store_examples(self.store, index, question, run, self.examples,
+                              lambda p: f"Question: {p.question()}\nPlan:\n{p.plan()}")
 
     def make_plan(self, question: str, examples: str, run: MethodRun) -> Plan | None:
-        def check(text: str) -> Plan:
-            try:
-                return parse_plan(text)
-            except PlanSyntaxError as exc:
-                raise RetryWith(str(exc), "memq_plan_retry", {"plan": text.strip(), "error": str(exc)}) from None
-
+        check = parse_or_retry(parse_plan, PlanSyntaxError, "memq_plan_retry", "plan")
         done = generate_checked(run, "plan", "memq_plan", {"question": question, "examples": examples}, check,
                                 max_tokens=self.plan_tokens, temperature=0.0, grammar=grammar_text("memq_plan"))
         run.record("plan", attempts=done.attempts, text=done.text.strip())

@@ -25,13 +25,11 @@ import itertools
 import numpy as np
 
 from .. import _sparql_build as sb
-from .._answering import rows_answer
-from .._examples import closest, example_paths, hop_texts, path_similarity
+from .._examples import store_examples
 from .._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
 from .._resolution import entity_choices, relation_choices, weak_choice
 from .._result import Answer
-from .._retrieval import entity_edges, question_entities
-from .._retry import RetryWith, generate_checked
+from .._retry import generate_checked, parse_or_retry
 from ..prompts import grammar_text
 from ._base import MethodRun, QAContext, QAMethod
 
@@ -79,31 +77,18 @@ class PGMRMethod(QAMethod):
                                "not in the store: no resolution of the query's placeholders returns rows",
                                allow_parametric)
         built, rows = found
-        terms = sb.answer_terms(self.store, built, rows, limit=self.max_answers)
-        result = rows_answer(question, self.name, terms, sb.evidence(self.store, built, timeout_s=self.timeout_s))
-        result.query = built.render()
-        return result
+        return sb.query_answer(self.store, question, self.name, built, rows, limit=self.max_answers,
+                               timeout_s=self.timeout_s)
 
     # -- 1. examples from the store ---------------------------------------------------------
     def example_text(self, index, question: str, run: MethodRun) -> str:
-        """Placeholder queries for real paths around the question's named entities, the
-        closest to the question last (next to it)."""
-        paths = store_paths(self.store, index, question)
-        if not paths:
-            run.record("examples", paths=0)
-            return "(no examples: the question names no store entity by name)"
-        chosen = closest_paths(index, question, paths, self.examples)
-        run.record("examples", paths=len(paths), shown=[p.question() for p in chosen])
-        return "\n\n".join(f"Question: {p.question()}\nSPARQL: {p.sparql()}" for p in chosen)
+        """Placeholder queries for real paths around the question's named entities."""
+        return store_examples(self.store, index, question, run, self.examples,
+                              lambda p: f"Question: {p.question()}\nSPARQL: {p.sparql()}")
 
     # -- 2. generate ------------------------------------------------------------------------
     def generate(self, question: str, examples: str, run: MethodRun) -> PlaceholderQuery | None:
-        def check(text: str) -> PlaceholderQuery:
-            try:
-                return parse_placeholder_query(text)
-            except PlaceholderSyntaxError as exc:
-                raise RetryWith(str(exc), "pgmr_retry", {"query": text.strip(), "error": str(exc)}) from None
-
+        check = parse_or_retry(parse_placeholder_query, PlaceholderSyntaxError, "pgmr_retry", "query")
         done = generate_checked(run, "generate", "pgmr_generate", {"question": question, "examples": examples},
                                 check, max_tokens=self.generate_tokens, temperature=0.0,
                                 grammar=grammar_text("pgmr_sparql"))
@@ -151,22 +136,3 @@ class PGMRMethod(QAMethod):
                 return built, rows
         run.record("execute", tried=len(tried), attempts=tried[-5:], final_query=None)
         return None
-
-
-def store_paths(store, index, question: str, *, entities: int = 2, middles: int = 8):
-    """Real one- and two-hop paths from the entities the question names (by name)."""
-    paths = []
-    for cand in question_entities(index, question, k=3)[:entities]:
-        edges = entity_edges(store, cand.iri, limit=60)
-        ends = list(dict.fromkeys((e.o if e.s == cand.iri else e.s) for e in edges if not e.o_literal))[:middles]
-        second = {m: entity_edges(store, m, limit=20) for m in ends}
-        paths += example_paths(cand.label, cand.iri, edges, second)
-    return paths
-
-
-def closest_paths(index, question: str, paths, n: int):
-    """The ``n`` paths whose question reads closest to ``question``, closest last."""
-    texts = list(dict.fromkeys(t for p in paths for t in hop_texts(p)))
-    vectors = index.embed([question] + texts)
-    hop_similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
-    return closest(paths, path_similarity(paths, hop_similarity), n)
