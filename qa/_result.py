@@ -56,6 +56,12 @@ class TokenUsage:
         self.completion += completion
         self.calls += 1
 
+    def merge(self, other: "TokenUsage") -> None:
+        """Count another run's usage too (a method that runs other methods)."""
+        self.prompt += other.prompt
+        self.completion += other.completion
+        self.calls += other.calls
+
     def to_dict(self) -> dict[str, int]:
         return {"prompt": self.prompt, "completion": self.completion, "total": self.total, "calls": self.calls}
 

@@ -193,3 +193,19 @@ def test_examples_are_real_paths_scored_hop_by_hop():
     scores = path_similarity(paths, sims)
     assert scores == pytest.approx([0.9, 0.5, 0.1])  # a two-hop path is as relevant as its hops on average
     assert closest(paths, scores, 2) == [paths[0], paths[1]]
+
+
+def test_cascade_falls_back_to_pseudo_graph_only_when_pgmr_finds_no_rows(store):
+    cypher = ('```cypher\nCREATE (andes:MountainRange {name: "Andes"}),\n'
+              '       (andes)-[:COUNTRY]->(:Country {name: "Peru"})\n```')
+    # a query whose relation exists but returns nothing for the Andes: pseudo-graph takes over
+    result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: highest point] ?y . "
+                              "?y [REL: capital] ?x }", cypher, "Andes | country\n", "The Andes cover {Peru}"],
+                      "cascade")
+    assert result.method == "cascade" and result.answers == ["Peru"]
+    assert result.trace["cascade"] == {"first": "pgmr", "first_refusal": "no_rows"}
+    assert result.tokens.calls == 4 == len(llm.calls)
+    # a name the store lacks: pgmr's refusal stands, pseudo-graph is never asked
+    result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Zorblax Mountains] [REL: country] ?x }"], "cascade",
+                      question="Which countries do the Zorblax Mountains cover?")
+    assert result.refused and result.refusal.reason == "not_in_store" and len(llm.calls) == 1

@@ -1,0 +1,44 @@
+"""A cascade: a SPARQL method first, pseudo-graph when it could not build a query.
+
+An executed query answers exactly or not at all, so the SPARQL method goes first. When
+it refused because it found no query that returns rows (the question's shape is beyond a
+few triple patterns, such as comparing two entities), pseudo-graph reads the store's facts
+instead. When the question names something the store lacks, the SPARQL method's refusal
+stands: nothing else would find it either, and a namesake's facts would only mislead.
+"""
+from __future__ import annotations
+
+from .._result import Answer
+from ._base import MethodRun, QAContext, QAMethod
+
+# Refusals that mean "the store has no such thing": no fallback.
+FINAL_REFUSALS = frozenset({"not_in_store"})
+
+
+class CascadeMethod(QAMethod):
+    name = "cascade"
+    description = "pgmr first; pseudo-graph when pgmr finds no query that returns rows"
+    index_kinds = ("entities", "uris", "relations", "triples")
+
+    def __init__(self, context: QAContext, *, first: str = "pgmr", then: str = "pseudo-graph"):
+        super().__init__(context)
+        from . import make_method
+
+        self.first = make_method(first, context)
+        self.then = make_method(then, context)
+
+    def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
+        first = self.first.answer(question)
+        run.record("cascade", first=self.first.name, first_refusal=first.refusal.reason if first.refusal else None)
+        run.tokens.merge(first.tokens)
+        run.trace[self.first.name] = first.trace
+        if not first.refused or first.refusal.reason in FINAL_REFUSALS:
+            if first.refused and allow_parametric:
+                return self.refuse(question, run, first.refusal.reason, first.refusal.message, allow_parametric)
+            first.method = self.name
+            return first
+        second = self.then.answer(question, allow_parametric=allow_parametric)
+        run.tokens.merge(second.tokens)
+        run.trace[self.then.name] = second.trace
+        second.method = self.name
+        return second
