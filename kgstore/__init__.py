@@ -12,7 +12,7 @@ from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
 from ._registry import LOADERS, loader_for
 from ._store import EntityView, Fact, Store
 from ._query_guard import refused_operation
-from ._bounded_query import BoundedResult, QueryPool, run_bounded
+from ._bounded_query import BoundedResult, QueryPool, run_bounded, run_bounded_async
 from .config import GraphConfig, IndexConfig, LLMConfig, SparqlConfig, StoreConfig
 from .errors import (CypherSyntaxError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
                      KgstoreError, LLMUnavailableError,
@@ -26,7 +26,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Store", "EntityView", "Fact", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
-    "LOADERS", "loader_for", "refused_operation", "run_bounded", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig", "LLMConfig",
+    "LOADERS", "loader_for", "refused_operation", "run_bounded", "run_bounded_async", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig", "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
     "KgstoreError", "StoreError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
     "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError", "UnknownFormatError",

@@ -15,6 +15,7 @@ The server (``kgstore serve``) and the QA sandbox both call :func:`run_bounded`.
 """
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,7 +25,7 @@ from typing import Literal, Sequence
 
 import pyoxigraph as ox
 
-from .errors import QueryTimeoutError
+from .errors import QueryError, QueryTimeoutError
 
 ResultKind = Literal["solutions", "boolean", "graph"]
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
@@ -111,21 +112,49 @@ def run_bounded(store, sparql: str, *, timeout_s: float, max_rows: int,
     raises :class:`QueryError`. ``default_graph``/``named_graphs`` are graph IRIs, as in
     the SPARQL protocol's ``default-graph-uri``/``named-graph-uri``. Past the limit,
     :class:`QueryTimeoutError` is raised and the worker stops at its next row."""
-    if timeout_s <= 0:
-        raise ValueError("timeout_s must be positive")
-    if max_rows < 0:
-        raise ValueError("max_rows must be zero or more")
-    started = time.monotonic()
-    deadline = started + timeout_s
-    cancelled = threading.Event()
-    future = (pool or default_pool()).submit(_evaluate, store, sparql, max_rows, default_graph, named_graphs,
-                                             cancelled, started)
+    job = _Job(store, sparql, timeout_s, max_rows, default_graph, named_graphs, pool)
     try:
-        return future.result(timeout=max(0.0, deadline - time.monotonic()))
+        return job.future.result(timeout=job.remaining())
     except FutureTimeout:
-        cancelled.set()
-        future.cancel()  # still queued: never starts
-        raise QueryTimeoutError(timeout_s) from None
+        raise job.abandon() from None
+
+
+async def run_bounded_async(store, sparql: str, *, timeout_s: float, max_rows: int,
+                            default_graph: Sequence[str] | None = None, named_graphs: Sequence[str] | None = None,
+                            pool: QueryPool | None = None) -> BoundedResult:
+    """:func:`run_bounded` for an event loop: the loop waits without holding a thread."""
+    job = _Job(store, sparql, timeout_s, max_rows, default_graph, named_graphs, pool)
+    try:
+        return await asyncio.wait_for(asyncio.wrap_future(job.future), job.remaining())
+    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
+        error = job.abandon()  # the limit passed, or the client went away: stop the worker either way
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        raise error from None
+
+
+class _Job:
+    """One query handed to a pool, with its deadline and the flag that stops its worker."""
+
+    def __init__(self, store, sparql, timeout_s, max_rows, default_graph, named_graphs, pool):
+        if timeout_s <= 0:
+            raise ValueError("timeout_s must be positive")
+        if max_rows < 0:
+            raise ValueError("max_rows must be zero or more")
+        self.timeout_s = timeout_s
+        started = time.monotonic()
+        self.deadline = started + timeout_s
+        self.cancelled = threading.Event()
+        self.future = (pool or default_pool()).submit(_evaluate, store, sparql, max_rows, default_graph,
+                                                      named_graphs, self.cancelled, started)
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def abandon(self) -> QueryTimeoutError:
+        self.cancelled.set()
+        self.future.cancel()  # still queued: never starts
+        return QueryTimeoutError(self.timeout_s)
 
 
 class _Abandoned(Exception):
@@ -136,29 +165,38 @@ def _evaluate(store, sparql, max_rows, default_graph, named_graphs, cancelled, s
     if cancelled.is_set():
         raise _Abandoned  # waited in the queue past its limit
     result = store.query(sparql, default_graph=default_graph, named_graphs=named_graphs)
+    try:
+        kept = _collect(result, max_rows, cancelled)
+    except Exception as exc:
+        # pyoxigraph's result iterators must be dropped on the thread that made them: the
+        # traceback would carry them to the thread that reads the error, so it goes.
+        error = exc.with_traceback(None)
+        del result
+        if isinstance(error, OSError):
+            raise QueryError(f"SPARQL query failed: {error}") from None
+        raise error from None
+    del result
+    return BoundedResult(**kept, seconds=time.monotonic() - started)
+
+
+def _collect(result, max_rows: int, cancelled: threading.Event) -> dict:
+    """The fields of a BoundedResult read from a live pyoxigraph result."""
     if isinstance(result, ox.QueryBoolean):
-        return BoundedResult("boolean", boolean=bool(result), seconds=time.monotonic() - started)
+        return {"kind": "boolean", "boolean": bool(result)}
     kept: list = []
     truncated = False
-    if isinstance(result, ox.QuerySolutions):
-        variables = tuple(v.value for v in result.variables)
-        for solution in result:
-            if cancelled.is_set():
-                raise _Abandoned
-            if len(kept) == max_rows:
-                truncated = True
-                break
-            kept.append(tuple(solution[v] for v in variables))
-        return BoundedResult("solutions", variables=variables, rows=tuple(kept), truncated=truncated,
-                             seconds=time.monotonic() - started)
-    for triple in result:
+    solutions = isinstance(result, ox.QuerySolutions)
+    variables = tuple(v.value for v in result.variables) if solutions else ()
+    for item in result:
         if cancelled.is_set():
             raise _Abandoned
         if len(kept) == max_rows:
             truncated = True
             break
-        kept.append(triple)
-    return BoundedResult("graph", triples=tuple(kept), truncated=truncated, seconds=time.monotonic() - started)
+        kept.append(tuple(item[v] for v in variables) if solutions else item)
+    if solutions:
+        return {"kind": "solutions", "variables": variables, "rows": tuple(kept), "truncated": truncated}
+    return {"kind": "graph", "triples": tuple(kept), "truncated": truncated}
 
 
 # Rows kept in Python are written out by pyoxigraph itself: an empty in-memory store answers
@@ -191,4 +229,4 @@ def _replay(result: BoundedResult) -> ox.QuerySolutions | ox.QueryBoolean:
     return _EMPTY.query(query, custom_functions={_CELL: cell})
 
 
-__all__ = ["run_bounded", "BoundedResult", "QueryPool", "default_pool", "DEFAULT_WORKERS"]
+__all__ = ["run_bounded", "run_bounded_async", "BoundedResult", "QueryPool", "default_pool", "DEFAULT_WORKERS"]

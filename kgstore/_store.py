@@ -16,7 +16,7 @@ from ._query_guard import UPDATE_KEYWORDS, refused_operation
 from .errors import (KgstoreError, QueryError, QueryRefusedError, ReadOnlyError, StoreClosedError, StoreError,
                      StoreLockedError, StoreNotFoundError)
 from .records import Triple
-from .terms import ntriples
+from .terms import ntriples, shorten
 
 OXIGRAPH_DIR = "oxigraph"
 LOCK_NAME = ".writer.lock"
@@ -46,6 +46,19 @@ class EntityView:
     is_mediator: bool
     facts: list[Fact] = field(default_factory=list)
     incoming: int = 0
+
+    def to_dict(self, prefixes: dict[str, str]) -> dict[str, Any]:
+        """The JSON of `kgstore entity --format json` and the server's ``/entity``: facts
+        with labels where known, IRIs shortened with ``prefixes`` otherwise."""
+        facts = [{
+            "relation": f.relation_label or shorten(f.relation_iri, prefixes),
+            "relation_id": f.relation_id or shorten(f.relation_iri, prefixes),
+            "value": f.value if f.value_is_literal else (f.value_label or shorten(f.value, prefixes)),
+            "value_iri": None if f.value_is_literal else f.value,
+        } for f in self.facts]
+        return {"iri": self.iri, "id": self.id, "label": self.label, "description": self.description,
+                "aliases": self.aliases, "popularity": self.popularity, "is_mediator": self.is_mediator,
+                "incoming": self.incoming, "facts": facts}
 
 
 class Store:
