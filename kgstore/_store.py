@@ -196,6 +196,23 @@ class Store:
         except OSError as exc:
             raise QueryError(f"SPARQL query failed: {exc}") from exc
 
+    def rdflib(self, *, writable: bool = False):
+        """An ``rdflib.Dataset`` over this store's triples (needs the ``rdflib`` extra).
+
+        rdflib programs (SPARQL through rdflib, serializers, pySHACL) read the store without
+        a copy; the store's prefixes are bound. Read-only unless ``writable=True`` (on a
+        store opened for writing): writes through rdflib bypass the catalog, so labels,
+        facts and the search index do not see them. SERVICE and LOAD are refused as in
+        :meth:`query`. The Dataset holds the Oxigraph store open: drop it (``del``) before
+        closing the Store."""
+        self._check_open()
+        try:
+            from ._rdflib import rdflib_dataset
+        except ModuleNotFoundError as exc:
+            raise ModuleNotFoundError(f"Store.rdflib() needs the rdflib extra ({exc.name} is missing): "
+                                      "pip install 'kgstore[rdflib]'", name=exc.name) from exc
+        return rdflib_dataset(self, writable=writable)
+
     def update(self, sparql: str) -> None:
         self._check_writable()
         declared = "".join(f"PREFIX {k}: <{v}>\n" for k, v in self.config.prefixes.items())
