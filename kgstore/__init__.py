@@ -19,7 +19,8 @@ from .errors import (CypherSyntaxError, EncoderMismatchError, GraphError, GraphN
                      MalformedRecordError, QAError, QueryError, QueryRefusedError, QueryTimeoutError, ReadOnlyError,
                      SchemaVersionError,
                      StoreClosedError, StoreError, StoreLockedError, StoreNotFoundError, TooManyErrorsError,
-                     TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError)
+                     TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError,
+                     FormatMismatchError)
 from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord, Triple
 
 __version__ = "0.1.0"
@@ -29,7 +30,7 @@ __all__ = [
     "LOADERS", "loader_for", "refused_operation", "run_bounded", "run_bounded_async", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig", "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
     "KgstoreError", "StoreError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
-    "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError", "UnknownFormatError",
+    "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError", "UnknownFormatError", "FormatMismatchError",
     "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",
     "EncoderMismatchError", "QAError", "LLMUnavailableError", "UnsafeQueryError", "__version__",
     "GraphNotSyncedError", "CypherSyntaxError",
