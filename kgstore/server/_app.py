@@ -30,6 +30,7 @@ from ._state import BadRequest, ServeOptions, ServerState
 
 TRUNCATED_HEADER = "X-Kgstore-Truncated"
 MAX_ROWS_HEADER = "X-Kgstore-Max-Rows"
+INLINE_ROWS = 200  # results up to this size are written on the event loop itself
 KINDS = ("entities", "relations", "uris", "statements", "triples")  # = indexer.KINDS, without importing torch
 
 # Status for each error of kgstore.errors (the most specific class listed wins).
@@ -98,7 +99,10 @@ async def _sparql(request: Request) -> Response:
         return PlainTextResponse(f"none of the accepted media types can be written for this query; "
                                  f"offered: {', '.join(offered_media_types(result.kind))}\n", status_code=406)
     prefixes = state.snapshot.lookup.config.prefixes if result.kind == "graph" else None
-    body = await anyio.to_thread.run_sync(lambda: result.serialize(fmt, prefixes=prefixes))
+    if len(result) <= INLINE_ROWS:  # well under a millisecond: a thread hop would cost more
+        body = result.serialize(fmt, prefixes=prefixes)
+    else:
+        body = await anyio.to_thread.run_sync(lambda: result.serialize(fmt, prefixes=prefixes))
     headers = {"Vary": "Accept"}
     if result.truncated:
         headers[TRUNCATED_HEADER] = "true"
