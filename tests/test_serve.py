@@ -104,6 +104,7 @@ def test_get_post_form_and_post_query_give_the_same_document(client, store_path)
     assert client.post("/sparql", data={"query": COUNTRIES}).json() == expected
     posted = client.post("/sparql", content=COUNTRIES, headers={"Content-Type": "application/sparql-query"})
     assert posted.json() == expected
+    assert client.get("/query", params={"query": COUNTRIES}).json() == expected  # `oxigraph serve`'s path
 
 
 @pytest.mark.parametrize("accept, media, first_line", [
@@ -153,10 +154,12 @@ def test_malformed_query_is_400_with_the_parsers_message_and_position(client):
      "headers": {"Content-Type": "application/sparql-update"}},
     {"method": "GET", "params": {"query": "DELETE WHERE { ?s ?p ?o }"}},
     {"method": "GET", "params": {"query": "LOAD <http://example.org/data.ttl>"}},
+    {"method": "POST", "url": "/update", "content": "INSERT DATA { <http://e/a> <http://e/b> <http://e/c> }",
+     "headers": {"Content-Type": "application/sparql-update"}},
 ])
 def test_updates_and_load_are_403(client, request_kwargs):
     method = request_kwargs.pop("method")
-    response = client.request(method, "/sparql", **request_kwargs)
+    response = client.request(method, request_kwargs.pop("url", "/sparql"), **request_kwargs)
     assert response.status_code == 403
     assert "read-only" in response.text or "refused" in response.text or "update" in response.text
     assert client.get("/stats").json()["triples"] == 390  # nothing was written

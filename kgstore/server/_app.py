@@ -48,6 +48,9 @@ def create_app(store_path: str | os.PathLike, options: ServeOptions | None = Non
     state = ServerState(store_path, options or ServeOptions(), llm=llm)
     routes = [
         Route("/sparql", _sparql, methods=["GET", "POST"]),
+        # The paths of `oxigraph serve`, so clients configured for it work here too.
+        Route("/query", _sparql, methods=["GET", "POST"]),
+        Route("/update", _update, methods=["GET", "POST"]),
         Route("/search", _search, methods=["GET"]),
         Route("/link", _link, methods=["GET"]),
         Route("/entity/{ref:path}", _entity, methods=["GET"]),
@@ -108,6 +111,10 @@ async def _sparql(request: Request) -> Response:
         headers[TRUNCATED_HEADER] = "true"
         headers[MAX_ROWS_HEADER] = str(state.max_rows)
     return Response(body, media_type=fmt.media_type, headers=headers)
+
+
+async def _update(request: Request) -> Response:
+    return PlainTextResponse("SPARQL updates are refused: this server is read-only\n", status_code=403)
 
 
 def _multi(items) -> dict[str, list[str]]:
