@@ -16,6 +16,7 @@ The server (``kgstore serve``) and the QA sandbox both call :func:`run_bounded`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -204,17 +205,21 @@ def _collect(result, max_rows: int, cancelled: threading.Event) -> dict:
 # so every term kind (blank nodes and triple terms included, which VALUES cannot hold) and
 # every results format come out exactly as pyoxigraph writes them.
 _CELL = ox.NamedNode("urn:kgstore:bounded-query:cell")
-_EMPTY = ox.Store()
+
+
+@functools.cache
+def _empty() -> ox.Store:
+    return ox.Store()  # in memory; only ever queried, from any thread
 
 
 def _replay(result: BoundedResult) -> ox.QuerySolutions | ox.QueryBoolean:
     if result.kind == "boolean":
-        return _EMPTY.query("ASK {}" if result.boolean else "ASK { FILTER(false) }")
+        return _empty().query("ASK {}" if result.boolean else "ASK { FILTER(false) }")
     rows = result.rows
     if not result.variables:
         # SELECT with no variable: an empty solution per row; pyoxigraph has no query that
         # repeats one, so one empty row stands for any number (the count is in len(result)).
-        return _EMPTY.query("SELECT * WHERE {}" if rows else "SELECT * WHERE { FILTER(false) }")
+        return _empty().query("SELECT * WHERE {}" if rows else "SELECT * WHERE { FILTER(false) }")
 
     def cell(row: ox.Literal, column: ox.Literal) -> Term | None:
         return rows[int(row.value)][int(column.value)]
@@ -226,7 +231,7 @@ def _replay(result: BoundedResult) -> ox.QuerySolutions | ox.QueryBoolean:
     binds = " ".join(f"BIND(<{_CELL.value}>({row_var}, {j}) AS ?{v})" for j, v in enumerate(result.variables))
     numbers = " ".join(map(str, range(len(rows))))
     query = f"SELECT {projection} WHERE {{ VALUES {row_var} {{ {numbers} }} {binds} }}"
-    return _EMPTY.query(query, custom_functions={_CELL: cell})
+    return _empty().query(query, custom_functions={_CELL: cell})
 
 
 __all__ = ["run_bounded", "run_bounded_async", "BoundedResult", "QueryPool", "default_pool", "DEFAULT_WORKERS"]

@@ -164,3 +164,18 @@ def test_bindings_and_result_record(store, pool):
     assert isinstance(result, BoundedResult)
     assert result.bindings() == [{"s": ox.NamedNode(f"{EX}s0"), "name": ox.Literal("zero", language="en")},
                                  {"s": ox.NamedNode(f"{EX}s1")}]
+
+
+def test_async_variant_answers_and_times_out(store, pool):
+    import asyncio
+
+    from kgstore import run_bounded_async
+
+    async def both():
+        ok = await run_bounded_async(store, "ASK { ?s ?p ?o }", timeout_s=5, max_rows=1, pool=pool)
+        with pytest.raises(QueryTimeoutError):
+            await run_bounded_async(store, CROSS, timeout_s=0.2, max_rows=10**9, pool=pool)
+        return ok
+
+    assert asyncio.run(both()).boolean is True
+    assert run_bounded(store, "ASK { ?s ?p ?o }", timeout_s=5, max_rows=1, pool=pool).boolean is True
