@@ -8,9 +8,14 @@ run:
 2. /sparql: as many HTTP clients (httpx, keep-alive) run the same lookups through the
    server for ``--phase`` seconds; the ratio of the two throughputs is printed
    (target >= 0.5);
+   then the same clients on /health, which does no store work: the HTTP ceiling of this
+   server and client, for scale;
 3. mixed: the clients run 1-hop lookups and /search (kind=triples) mixed (``--search-share``)
    for ``--seconds`` seconds; requests/s, p50/p99 latency per kind and errors are printed
    (targets: p99 of 1-hop lookups under 200 ms, 0 errors).
+
+With ``--oxigraph BINARY`` (from ``pip install oxigraph``), the same lookups also go through
+``oxigraph serve-read-only`` on the same store, for scale.
 
 Everything stops by itself: each phase is time-bounded and the server is stopped at the end
 (killed if it does not stop within 10 s).
@@ -46,6 +51,9 @@ def main() -> int:
     ap.add_argument("--phase", type=float, default=10.0, help="length of each throughput phase")
     ap.add_argument("--search-share", type=float, default=0.2, help="share of /search requests in the mix")
     ap.add_argument("--entities", type=int, default=500, help="distinct subjects to look up")
+    ap.add_argument("--oxigraph", metavar="BINARY",
+                    help="also time `oxigraph serve-read-only` (the `oxigraph` PyPI package's binary) on the "
+                         "same store and lookups, for scale")
     args = ap.parse_args()
 
     import httpx
@@ -104,9 +112,16 @@ def main() -> int:
             print(f"/sparql over HTTP:   {served.count / served.seconds:8.1f} queries/s "
                   f"(p50 {served.p(50):.1f} ms, p99 {served.p(99):.1f} ms, errors {served.errors}); "
                   f"ratio to direct {ratio:.2f} (target >= 0.5)")
+            # The same clients on /health (no store work): what HTTP alone costs in this stack.
+            bare = _run_for(args.phase, args.clients, lambda rng: get("/health", {}) and "health")
+            print(f"/health over HTTP:   {bare.count / bare.seconds:8.1f} requests/s "
+                  f"(the HTTP ceiling of this server and client; ratio to direct "
+                  f"{(bare.count / bare.seconds) / (direct.count / direct.seconds):.2f})")
             mix = _run_for(args.seconds, args.clients, mixed)
     finally:
         _stop_server(server)
+    if args.oxigraph:
+        _time_oxigraph(args, subjects, direct)
     total = mix.count + mix.errors
     print(f"mixed, {args.clients} clients, {mix.seconds:.0f} s: {total / mix.seconds:.1f} requests/s, "
           f"errors {mix.errors} (target 0)")
@@ -164,6 +179,50 @@ def _run_for(seconds: float, clients: int, op) -> _Tally:
         t.join(timeout=seconds + 60)
     tally.seconds = time.monotonic() - started
     return tally
+
+
+def _time_oxigraph(args, subjects: list[str], direct: "_Tally") -> None:
+    """The same lookups through Oxigraph's own (Rust) server on the same store."""
+    port = _free_port()
+    server = subprocess.Popen([args.oxigraph, "serve-read-only", "--location", str(Path(args.store) / "oxigraph"),
+                               "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    local = threading.local()
+
+    def lookup(rng):
+        conn = getattr(local, "conn", None)
+        if conn is None:
+            conn = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        query = ONE_HOP.format(s=rng.choice(subjects))
+        conn.request("GET", f"/query?{urlencode({'query': query})}",
+                     headers={"Accept": "application/sparql-results+json"})
+        response = conn.getresponse()
+        body = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"HTTP {response.status}: {body[:200]!r}")
+        return "oxigraph"
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    print("oxigraph serve-read-only did not start")
+                    return
+                time.sleep(0.2)
+        tally = _run_for(args.phase, args.clients, lookup)
+        print(f"oxigraph serve:      {tally.count / tally.seconds:8.1f} queries/s "
+              f"(p50 {tally.p(50):.1f} ms, p99 {tally.p(99):.1f} ms, errors {tally.errors}); "
+              f"ratio to direct {(tally.count / tally.seconds) / (direct.count / direct.seconds):.2f}")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def _direct_lookup(store, subject: str) -> str:

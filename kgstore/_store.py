@@ -203,8 +203,9 @@ class Store:
         a copy; the store's prefixes are bound. Read-only unless ``writable=True`` (on a
         store opened for writing): writes through rdflib bypass the catalog, so labels,
         facts and the search index do not see them. SERVICE and LOAD are refused as in
-        :meth:`query`. The Dataset holds the Oxigraph store open: drop it (``del``) before
-        closing the Store."""
+        :meth:`query`. The Dataset holds the Oxigraph store open (rdflib's objects refer to
+        each other, so only the garbage collector frees it): drop it (``del``, and
+        ``gc.collect()`` before another process opens the store) when you close the Store."""
         self._check_open()
         try:
             from ._rdflib import rdflib_dataset

@@ -59,7 +59,7 @@ def test_dataset_is_read_only_by_default(store_path):
         assert len(ds) == 390
 
 
-def test_writable_dataset_writes_but_still_refuses_load(tmp_path):
+def test_writable_dataset_writes_but_still_refuses_load(tmp_path, store_path):
     with Store.init(tmp_path / "s") as store:
         ds = store.rdflib(writable=True)
         ds.add((ANDES, rdflib.RDFS.comment, rdflib.Literal("x")))
@@ -68,7 +68,7 @@ def test_writable_dataset_writes_but_still_refuses_load(tmp_path):
             ds.update("INSERT DATA { wd:Q1 rdfs:label 'a' } ; LOAD <http://example.org/data.ttl>")
         assert store.triple_count() == 1
         del ds  # the Dataset holds the Oxigraph store open: drop it with the Store
-    with Store.open(tmp_path / "s", read_only=True) as ro, pytest.raises(ReadOnlyError):
+    with Store.open(store_path, read_only=True) as ro, pytest.raises(ReadOnlyError):
         ro.rdflib(writable=True)
 
 
