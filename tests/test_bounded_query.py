@@ -134,7 +134,7 @@ def test_timeout_on_a_query_streaming_rows_stops_the_worker(store, pool):
     started = time.monotonic()
     with pytest.raises(QueryTimeoutError, match="time limit of 0.2 s"):
         run_bounded(store, CROSS, timeout_s=0.2, max_rows=10**9, pool=pool)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 2.0
     # The worker stopped at its next row: the pool answers at once again.
     result = run_bounded(store, "ASK { ?s ?p ?o }", timeout_s=5, max_rows=1, pool=pool)
     assert result.boolean is True
@@ -150,7 +150,7 @@ def test_runaway_queries_occupy_at_most_the_pool(store):
         started = time.monotonic()
         with pytest.raises(QueryTimeoutError):
             run_bounded(store, "ASK { ?s ?p ?o }", timeout_s=0.1, max_rows=1, pool=pool)
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < 1.0  # well before the sort ahead of it ends
         busy = [t for t in threading.enumerate() if t.name.startswith("kgstore-query")]
         assert len([t for t in busy if t.is_alive()]) <= 1
     finally:

@@ -88,8 +88,9 @@ def _status_of(exc: Exception) -> int:
 async def _sparql(request: Request) -> Response:
     state = _state(request)
     try:
+        body = await request.body() if request.method == "POST" else b""
         parsed = parse_request(request.method, request.headers.get("content-type"),
-                               _multi(request.query_params.multi_items()), await request.body())
+                               _multi(request.query_params.multi_items()), body)
         result = await run_bounded_async(state.snapshot.lookup, parsed.query, timeout_s=state.timeout_s,
                                          max_rows=state.max_rows, default_graph=parsed.default_graphs,
                                          named_graphs=parsed.named_graphs, pool=state.pool)
