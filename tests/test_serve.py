@@ -353,3 +353,18 @@ def test_cli_serve_starts_answers_and_stops(store_path, tmp_path):
 def test_cli_serve_on_a_missing_store_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(main, ["serve", str(tmp_path / "nope")])
     assert result.exit_code == 3 and "no kgstore store at" in result.output
+
+
+@pytest.mark.slow
+def test_bench_serve_runs_bounded_and_reports(tmp_path, shared_data):
+    """bench/serve.py end to end, shortened, on the MetaQA KB without an index (lookups only)."""
+    path = tmp_path / "metaqa"
+    with Store.init(path) as store:
+        kgstore.ingest(store, "tsv", shared_data / "qa" / "metaqa" / "kb_partial.txt")
+    bench = Path(__file__).resolve().parents[1] / "bench" / "serve.py"
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, str(bench), "--store", str(path), "--seconds", "3", "--phase", "2",
+                           "--clients", "4"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ratio to direct" in proc.stdout and "errors 0 (target 0)" in proc.stdout
+    assert time.monotonic() - started < 120
