@@ -194,16 +194,16 @@ def _collect(result, max_rows: int, cancelled: threading.Event) -> dict:
         if len(kept) == max_rows:
             truncated = True
             break
-        kept.append(tuple(item[v] for v in variables) if solutions else item)
+        kept.append(tuple(item) if solutions else item)  # a solution iterates its values in order
     if solutions:
         return {"kind": "solutions", "variables": variables, "rows": tuple(kept), "truncated": truncated}
     return {"kind": "graph", "triples": tuple(kept), "truncated": truncated}
 
 
 # Rows kept in Python are written out by pyoxigraph itself: an empty in-memory store answers
-# a query whose rows are numbered by VALUES and whose cells a custom function hands back,
-# so every term kind (blank nodes and triple terms included, which VALUES cannot hold) and
-# every results format come out exactly as pyoxigraph writes them.
+# a query that lists the rows in a VALUES block, so every results format comes out exactly
+# as pyoxigraph writes it. Blank nodes and triple terms cannot stand in VALUES: rows with
+# them are numbered by VALUES instead and a custom function hands back each cell.
 _CELL = ox.NamedNode("urn:kgstore:bounded-query:cell")
 
 
@@ -220,6 +220,11 @@ def _replay(result: BoundedResult) -> ox.QuerySolutions | ox.QueryBoolean:
         # SELECT with no variable: an empty solution per row; pyoxigraph has no query that
         # repeats one, so one empty row stands for any number (the count is in len(result)).
         return _empty().query("SELECT * WHERE {}" if rows else "SELECT * WHERE { FILTER(false) }")
+    projection = " ".join(f"?{v}" for v in result.variables)
+    if not any(isinstance(t, (ox.BlankNode, ox.Triple)) for row in rows for t in row):
+        # str() of an IRI or literal is its N-Triples form, which SPARQL reads back as it was.
+        data = " ".join("(" + " ".join("UNDEF" if t is None else str(t) for t in row) + ")" for row in rows)
+        return _empty().query(f"SELECT {projection} WHERE {{}} VALUES ({projection}) {{ {data} }}")
 
     def cell(row: ox.Literal, column: ox.Literal) -> Term | None:
         return rows[int(row.value)][int(column.value)]
@@ -227,7 +232,6 @@ def _replay(result: BoundedResult) -> ox.QuerySolutions | ox.QueryBoolean:
     row_var = "?kgstore_row"
     while row_var[1:] in result.variables:
         row_var += "_"
-    projection = " ".join(f"?{v}" for v in result.variables)
     binds = " ".join(f"BIND(<{_CELL.value}>({row_var}, {j}) AS ?{v})" for j, v in enumerate(result.variables))
     numbers = " ".join(map(str, range(len(rows))))
     query = f"SELECT {projection} WHERE {{ VALUES {row_var} {{ {numbers} }} {binds} }}"

@@ -21,6 +21,7 @@ N = 40
 TRIPLES = [Triple(f"{EX}s{i}", f"{EX}p", f"{EX}o{i % 7}") for i in range(N)] + [
     Triple(f"{EX}s0", f"{EX}name", "zero", literal=True, lang="en"),
     Triple(f"{EX}s1", f"{EX}age", "41", literal=True, datatype="http://www.w3.org/2001/XMLSchema#integer"),
+    Triple(f"{EX}s2", f"{EX}name", 'say "hi"\n\\ \x01 é\t', literal=True),  # escapes survive the replay
 ]
 CROSS = "SELECT * WHERE { ?a <http://example.org/p> ?x . ?b <http://example.org/p> ?y . ?c <http://example.org/p> ?z }"
 # Sorting the cross join yields no row until all of it is sorted: a long step with no row.
@@ -164,6 +165,18 @@ def test_bindings_and_result_record(store, pool):
     assert isinstance(result, BoundedResult)
     assert result.bindings() == [{"s": ox.NamedNode(f"{EX}s0"), "name": ox.Literal("zero", language="en")},
                                  {"s": ox.NamedNode(f"{EX}s1")}]
+
+
+def test_a_row_with_a_blank_node_and_one_without_replay_alike(pool, tmp_path):
+    with Store.init(tmp_path / "s") as st:
+        st.add_ntriples(b'_:b1 <http://example.org/p> "x" .\n<http://example.org/a> <http://example.org/p> "y" .\n')
+        query = "SELECT ?s ?o WHERE { ?s <http://example.org/p> ?o } ORDER BY ?o"
+        mixed = run_bounded(st, query, timeout_s=10, max_rows=10, pool=pool)
+        plain = run_bounded(st, query + " OFFSET 1", timeout_s=10, max_rows=10, pool=pool)
+        for fmt in (ox.QueryResultsFormat.JSON, ox.QueryResultsFormat.TSV):
+            assert plain.serialize(fmt) == st.query(query + " OFFSET 1").serialize(format=fmt)
+    doc = json.loads(mixed.serialize(ox.QueryResultsFormat.JSON))
+    assert [b["s"]["type"] for b in doc["results"]["bindings"]] == ["bnode", "uri"]
 
 
 def test_async_variant_answers_and_times_out(store, pool):
