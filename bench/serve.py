@@ -1,24 +1,22 @@
 """Benchmark: `kgstore serve` under a bounded load, on loopback only.
 
-Starts `kgstore serve STORE` on 127.0.0.1 (a free port) in a subprocess, then in the same
-run:
+Starts `kgstore serve STORE` on 127.0.0.1 (a free port) in a subprocess, then, in the same
+run, ``--clients`` client threads (one keep-alive connection each) run:
 
-1. direct: ``--clients`` threads run 1-hop SPARQL lookups through ``Store.query`` (results
-   written as SPARQL JSON, as the server sends them) for ``--phase`` seconds;
-2. /sparql: as many HTTP clients (httpx, keep-alive) run the same lookups through the
-   server for ``--phase`` seconds; the ratio of the two throughputs is printed
-   (target >= 0.5);
-   then the same clients on /health, which does no store work: the HTTP ceiling of this
-   server and client, for scale;
-3. mixed: the clients run 1-hop lookups and /search (kind=triples) mixed (``--search-share``)
-   for ``--seconds`` seconds; requests/s, p50/p99 latency per kind and errors are printed
-   (targets: p99 of 1-hop lookups under 200 ms, 0 errors).
+1. throughput rounds (``--repeat``, phases of ``--phase`` seconds, alternating order,
+   because the machine is shared): 1-hop SPARQL lookups through ``Store.query`` in this
+   process (results written as SPARQL JSON, as the server sends them), the same lookups
+   through /sparql, and /health, which does no store work (the HTTP ceiling of this server
+   and client); with ``--oxigraph BINARY`` (from ``pip install oxigraph``) also the same
+   lookups through ``oxigraph serve-read-only`` on the same store, for scale. The ratio of
+   each to direct ``Store.query`` in the same round is printed, median of the rounds
+   (target for /sparql: >= 0.5);
+2. mixed: 1-hop lookups and /search (kind=triples) mixed (``--search-share``) for
+   ``--seconds`` seconds: requests/s, p50/p99 latency per kind and errors (targets: p99 of
+   1-hop lookups under 200 ms, 0 errors).
 
-With ``--oxigraph BINARY`` (from ``pip install oxigraph``), the same lookups also go through
-``oxigraph serve-read-only`` on the same store, for scale.
-
-Everything stops by itself: each phase is time-bounded and the server is stopped at the end
-(killed if it does not stop within 10 s).
+Everything stops by itself: each phase is time-bounded and the servers are stopped at the
+end (killed if they do not stop within 10 s).
 
     python bench/serve.py --store /work/stores/metaqa-serve     # a MetaQA store, indexed
     (kgstore init S; kgstore ingest S tsv ../shared/data/qa/metaqa/kb_partial.txt; kgstore index S)
@@ -48,7 +46,9 @@ def main() -> int:
     ap.add_argument("--store", required=True, help="a MetaQA store (with `kgstore index` for /search)")
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=30.0, help="length of the mixed phase")
-    ap.add_argument("--phase", type=float, default=10.0, help="length of each throughput phase")
+    ap.add_argument("--phase", type=float, default=5.0, help="length of each throughput phase")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="rounds of throughput phases (alternating order; the medians count: the machine is shared)")
     ap.add_argument("--search-share", type=float, default=0.2, help="share of /search requests in the mix")
     ap.add_argument("--entities", type=int, default=500, help="distinct subjects to look up")
     ap.add_argument("--oxigraph", metavar="BINARY",
@@ -56,75 +56,93 @@ def main() -> int:
                          "same store and lookups, for scale")
     args = ap.parse_args()
 
-    import httpx
-
     from kgstore import Store
 
-    with Store.open(args.store, read_only=True) as store:
-        subjects = _subjects(store, args.entities)
-        has_index = (Path(args.store) / "index" / "triples.hnsw").is_file()
-        print(f"store {args.store}: {store.triple_count():,} triples; {len(subjects)} subjects to look up; "
-              f"load average {_load()}")
-        direct = _run_for(args.phase, args.clients, lambda rng: _direct_lookup(store, rng.choice(subjects)))
-    print(f"direct Store.query:  {direct.count / direct.seconds:8.1f} queries/s "
-          f"(p50 {direct.p(50):.1f} ms, p99 {direct.p(99):.1f} ms, {args.clients} threads, {direct.seconds:.0f} s)")
-
+    store = Store.open(args.store, read_only=True)
+    subjects = _subjects(store, args.entities)
+    searches = [_label(s) for s in subjects]
+    has_index = (Path(args.store) / "index" / "triples.hnsw").is_file()
+    print(f"store {args.store}: {store.triple_count():,} triples; {len(subjects)} subjects to look up; "
+          f"{args.clients} clients; load average {_load()}")
     port = _free_port()
-    server = _start_server(args.store, port)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with httpx.Client(base_url=base, timeout=30, limits=httpx.Limits(max_connections=args.clients * 2)) as client:
-            _wait_ready(client, server)
-            searches = [_label(s) for s in subjects]
-            if has_index:  # the encoder loads on the first /search: not part of the figures
-                t0 = time.perf_counter()
-                client.get("/search", params={"kind": "triples", "q": searches[0], "k": 5}).raise_for_status()
-                print(f"first /search (loads the encoder): {time.perf_counter() - t0:.1f} s")
-
-            # One keep-alive connection per client thread, through the standard library's
-            # http.client: it spends less of the two cores than httpx, which the server needs.
-            local = threading.local()
-
-            def get(path: str, params: dict) -> bytes:
-                conn = getattr(local, "conn", None)
-                if conn is None:
-                    conn = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                conn.request("GET", f"{path}?{urlencode(params)}",
-                             headers={"Accept": "application/sparql-results+json"})
-                response = conn.getresponse()
-                body = response.read()
-                if response.status != 200:
-                    raise RuntimeError(f"{path}: HTTP {response.status}: {body[:200]!r}")
-                return body
-
-            def sparql(rng):
-                get("/sparql", {"query": ONE_HOP.format(s=rng.choice(subjects))})
-                return "sparql"
-
-            def mixed(rng):
-                if has_index and rng.random() < args.search_share:
-                    get("/search", {"kind": "triples", "q": rng.choice(searches), "k": 5})
-                    return "search"
-                return sparql(rng)
-
-            served = _run_for(args.phase, args.clients, sparql)
-            ratio = (served.count / served.seconds) / (direct.count / direct.seconds)
-            print(f"/sparql over HTTP:   {served.count / served.seconds:8.1f} queries/s "
-                  f"(p50 {served.p(50):.1f} ms, p99 {served.p(99):.1f} ms, errors {served.errors}); "
-                  f"ratio to direct {ratio:.2f} (target >= 0.5)")
-            # The same clients on /health (no store work): what HTTP alone costs in this stack.
-            bare = _run_for(args.phase, args.clients, lambda rng: get("/health", {}) and "health")
-            print(f"/health over HTTP:   {bare.count / bare.seconds:8.1f} requests/s "
-                  f"(the HTTP ceiling of this server and client; ratio to direct "
-                  f"{(bare.count / bare.seconds) / (direct.count / direct.seconds):.2f})")
-            mix = _run_for(args.seconds, args.clients, mixed)
-    finally:
-        _stop_server(server)
+    servers = [_start_server(args.store, port)]
+    ox_port = None
     if args.oxigraph:
-        _time_oxigraph(args, subjects, direct)
+        ox_port = _free_port()
+        servers.append(subprocess.Popen([args.oxigraph, "serve-read-only", "--location",
+                                         str(Path(args.store) / "oxigraph"), "--bind", f"127.0.0.1:{ox_port}"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    local = threading.local()
+
+    def get(path: str, params: dict, *, to: int = port) -> bytes:
+        # One keep-alive connection per client thread and server, through the standard
+        # library's http.client: it spends less of the two cores than httpx would.
+        conns = local.__dict__.setdefault("conns", {})
+        conn = conns.get(to) or conns.setdefault(to, http.client.HTTPConnection("127.0.0.1", to, timeout=30))
+        conn.request("GET", f"{path}?{urlencode(params)}", headers={"Accept": "application/sparql-results+json"})
+        response = conn.getresponse()
+        body = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{path}: HTTP {response.status}: {body[:200]!r}")
+        return body
+
+    def lookup(rng) -> str:
+        return ONE_HOP.format(s=rng.choice(subjects))
+
+    ops = {
+        "direct": lambda rng: _direct_lookup(store, lookup(rng)),
+        "/sparql": lambda rng: get("/sparql", {"query": lookup(rng)}) and "/sparql",
+        # No store work at all: what HTTP alone costs with this server and client.
+        "/health": lambda rng: get("/health", {}) and "/health",
+    }
+    if ox_port:
+        ops["oxigraph"] = lambda rng: get("/query", {"query": lookup(rng)}, to=ox_port) and "oxigraph"
+
+    def mixed(rng):
+        if has_index and rng.random() < args.search_share:
+            get("/search", {"kind": "triples", "q": rng.choice(searches), "k": 5})
+            return "search"
+        get("/sparql", {"query": lookup(rng)})
+        return "sparql"
+
+    try:
+        _wait_ready(port, servers[0])
+        if ox_port:
+            _wait_ready(ox_port, servers[1], path="/query?query=ASK%7B%7D")
+        if has_index:  # the encoder loads on the first /search: not part of the figures
+            t0 = time.perf_counter()
+            get("/search", {"kind": "triples", "q": searches[0], "k": 5})
+            print(f"first /search (loads the encoder): {time.perf_counter() - t0:.1f} s")
+        rates: dict[str, list[float]] = {name: [] for name in ops}
+        p99: dict[str, list[float]] = {name: [] for name in ops}
+        errors = 0
+        for round_ in range(args.repeat):
+            names = list(ops) if round_ % 2 == 0 else list(reversed(ops))
+            line = []
+            for name in names:
+                tally = _run_for(args.phase, args.clients, ops[name])
+                errors += tally.errors
+                rates[name].append(tally.count / tally.seconds)
+                p99[name].append(tally.p(99))
+                line.append(f"{name} {rates[name][-1]:.0f}/s")
+            print(f"round {round_ + 1}: " + ", ".join(line) + f"  (load average {_load()})")
+        mix = _run_for(args.seconds, args.clients, mixed)
+    finally:
+        for server in servers:
+            _stop_server(server)
+        store.close()
+
+    direct = statistics.median(rates["direct"])
+    print(f"throughput, medians of {args.repeat} rounds of {args.phase:.0f} s "
+          f"(ratio = the same round's rate / direct Store.query's):")
+    for name in ops:
+        ratio = statistics.median(r / d for r, d in zip(rates[name], rates["direct"]))
+        target = "  (target >= 0.5)" if name == "/sparql" else ""
+        print(f"  {name:8s} {statistics.median(rates[name]):8.1f}/s  p99 {statistics.median(p99[name]):6.1f} ms"
+              + ("" if name == "direct" else f"  ratio {ratio:.2f}{target}"))
     total = mix.count + mix.errors
     print(f"mixed, {args.clients} clients, {mix.seconds:.0f} s: {total / mix.seconds:.1f} requests/s, "
-          f"errors {mix.errors} (target 0)")
+          f"errors {mix.errors + errors} (target 0)")
     for kind in sorted(mix.latencies):
         lat = mix.latencies[kind]
         print(f"  {kind:7s} {len(lat):6d} requests  p50 {_pct(lat, 50):7.1f} ms  p99 {_pct(lat, 99):7.1f} ms"
@@ -132,7 +150,7 @@ def main() -> int:
     if mix.first_error:
         print(f"  first error: {mix.first_error}")
     print(f"load average {_load()}")
-    return 0 if mix.errors == 0 and served.errors == 0 else 1
+    return 0 if mix.errors == 0 and errors == 0 else 1
 
 
 class _Tally:
@@ -181,52 +199,10 @@ def _run_for(seconds: float, clients: int, op) -> _Tally:
     return tally
 
 
-def _time_oxigraph(args, subjects: list[str], direct: "_Tally") -> None:
-    """The same lookups through Oxigraph's own (Rust) server on the same store."""
-    port = _free_port()
-    server = subprocess.Popen([args.oxigraph, "serve-read-only", "--location", str(Path(args.store) / "oxigraph"),
-                               "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    local = threading.local()
+def _direct_lookup(store, query: str) -> str:
+    import pyoxigraph as ox
 
-    def lookup(rng):
-        conn = getattr(local, "conn", None)
-        if conn is None:
-            conn = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        query = ONE_HOP.format(s=rng.choice(subjects))
-        conn.request("GET", f"/query?{urlencode({'query': query})}",
-                     headers={"Accept": "application/sparql-results+json"})
-        response = conn.getresponse()
-        body = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"HTTP {response.status}: {body[:200]!r}")
-        return "oxigraph"
-
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    print("oxigraph serve-read-only did not start")
-                    return
-                time.sleep(0.2)
-        tally = _run_for(args.phase, args.clients, lookup)
-        print(f"oxigraph serve:      {tally.count / tally.seconds:8.1f} queries/s "
-              f"(p50 {tally.p(50):.1f} ms, p99 {tally.p(99):.1f} ms, errors {tally.errors}); "
-              f"ratio to direct {(tally.count / tally.seconds) / (direct.count / direct.seconds):.2f}")
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def _direct_lookup(store, subject: str) -> str:
-    store.query(ONE_HOP.format(s=subject)).serialize(format=__import__("pyoxigraph").QueryResultsFormat.JSON)
+    store.query(query).serialize(format=ox.QueryResultsFormat.JSON)  # what the server sends
     return "direct"
 
 
@@ -262,17 +238,19 @@ def _start_server(store: str, port: int) -> subprocess.Popen:
                              "--log-level", "warning"], env=env)
 
 
-def _wait_ready(client, server: subprocess.Popen) -> None:
+def _wait_ready(port: int, server: subprocess.Popen, *, path: str = "/health") -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise SystemExit(f"the server exited with {server.returncode}")
+            raise SystemExit(f"a server exited with {server.returncode}")
         try:
-            if client.get("/health").status_code == 200:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", path)
+            if conn.getresponse().status == 200:
                 return
-        except Exception:  # noqa: BLE001 - not listening yet
+        except OSError:  # not listening yet
             time.sleep(0.2)
-    raise SystemExit("the server did not start within 60 s")
+    raise SystemExit("a server did not start within 60 s")
 
 
 def _stop_server(server: subprocess.Popen) -> None:

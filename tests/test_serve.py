@@ -363,7 +363,7 @@ def test_bench_serve_runs_bounded_and_reports(tmp_path, shared_data):
         kgstore.ingest(store, "tsv", shared_data / "qa" / "metaqa" / "kb_partial.txt")
     bench = Path(__file__).resolve().parents[1] / "bench" / "serve.py"
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, str(bench), "--store", str(path), "--seconds", "3", "--phase", "2",
+    proc = subprocess.run([sys.executable, str(bench), "--store", str(path), "--seconds", "3", "--phase", "1", "--repeat", "1",
                            "--clients", "4"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ratio to direct" in proc.stdout and "errors 0 (target 0)" in proc.stdout
