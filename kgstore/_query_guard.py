@@ -44,10 +44,4 @@ def refused_operation(sparql: str, *, allow_service: bool = False,
     return None
 
 
-def line_column(text: str, offset: int) -> tuple[int, int]:
-    """1-based (line, column) of ``offset`` in ``text``."""
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-__all__ = ["refused_operation", "keywords", "line_column", "UPDATE_KEYWORDS", "NETWORK_KEYWORDS"]
+__all__ = ["refused_operation", "keywords", "UPDATE_KEYWORDS", "NETWORK_KEYWORDS"]

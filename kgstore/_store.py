@@ -6,7 +6,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import pyoxigraph as ox
 
@@ -33,6 +33,20 @@ class Fact:
     value_label: str | None
     datatype: str | None = None
     lang: str | None = None
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One direct fact with labels, as :meth:`Store.edges` returns it."""
+
+    s: str
+    p: str
+    o: str
+    s_label: str | None
+    p_label: str | None
+    o_label: str | None
+    o_literal: bool
+    datatype: str | None = None
 
 
 @dataclass
@@ -285,6 +299,87 @@ class Store:
                               "SELECT label FROM relations WHERE iri = ? LIMIT 1", [iri, iri]).fetchone()
         return row[0] if row else None
 
+    def labels(self, iris: Iterable[str]) -> dict[str, str]:
+        """The catalog label of each entity or relation IRI that has one."""
+        wanted = sorted(set(iris))
+        if not wanted:
+            return {}
+        with self.catalog.connect() as con:
+            rows = con.execute(
+                "SELECT iri, label FROM entities WHERE list_contains(?, iri) AND label IS NOT NULL UNION ALL "
+                "SELECT iri, label FROM relations WHERE list_contains(?, iri) AND label IS NOT NULL",
+                [wanted, wanted]).fetchall()
+        return dict(rows)
+
+    def popularity(self, iris: Iterable[str]) -> dict[str, int]:
+        """Catalog popularity (facts as subject plus as object) of each IRI; 0 if unknown."""
+        wanted = sorted(set(iris))
+        if not wanted:
+            return {}
+        with self.catalog.connect() as con:
+            rows = con.execute("SELECT iri, popularity FROM entities WHERE list_contains(?, iri)", [wanted]).fetchall()
+        found = {iri: int(pop or 0) for iri, pop in rows}
+        return {iri: found.get(iri, 0) for iri in wanted}
+
+    def missing_iris(self, iris: Iterable[str | None]) -> list[str]:
+        """The IRIs among ``iris`` that name nothing in the store (neither in the catalog
+        nor in any triple), sorted. An answer or query with one is a hallucinated identifier."""
+        wanted = sorted({i for i in iris if i})
+        if not wanted:
+            return []
+        with self.catalog.connect() as con:
+            known = {row[0] for row in con.execute(
+                "SELECT iri FROM entities WHERE list_contains(?, iri) UNION "
+                "SELECT iri FROM relations WHERE list_contains(?, iri)", [wanted, wanted]).fetchall()}
+        missing = []
+        for iri in wanted:
+            if iri in known:
+                continue
+            if "<" in iri or ">" in iri or " " in iri or '"' in iri:
+                missing.append(iri)
+                continue
+            if not self.query(f"ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s ?p <{iri}> }} UNION {{ ?s <{iri}> ?o }} }}"):
+                missing.append(iri)
+        return missing
+
+    def entities_by_label(self, labels: Sequence[str]) -> list[tuple[str, str] | None]:
+        """For each label, the (IRI, label) of the most popular entity whose label (any
+        case) or alias it is; None where no entity has it."""
+        out: list[tuple[str, str] | None] = []
+        with self.catalog.connect() as con:
+            for label in labels:
+                row = con.execute(
+                    "SELECT iri, label FROM entities WHERE lower(label) = lower(?) OR list_contains(aliases, ?) "
+                    "ORDER BY popularity DESC LIMIT 1", [label.strip(), label.strip()]).fetchone()
+                out.append((row[0], row[1]) if row else None)
+        return out
+
+    def edges(self, iri: str, *, direction: str = "both", limit: int = 200) -> list[Edge]:
+        """Direct facts of entity ``iri`` with labels: ``out`` (it is the subject), ``in``
+        (it is the object) or ``both``; at most ``limit`` per direction, one per relation
+        first so that a hub's many facts of one relation do not hide its other relations."""
+        if direction not in ("out", "in", "both"):
+            raise ValueError("direction is out, in or both")
+        sides = [s for s in ("out", "in") if direction in (s, "both")]
+        out: list[Edge] = []
+        with self.catalog.connect() as con:
+            for side in sides:
+                where = "st.s = ?" if side == "out" else "st.o = ? AND NOT st.o_literal"
+                rows = con.execute(f"""
+                    SELECT s, p, o, sl, pl, ol, lit, dt FROM (
+                        SELECT st.s, st.p, st.o, es.label AS sl, r.label AS pl, eo.label AS ol,
+                               st.o_literal AS lit, st.datatype AS dt,
+                               row_number() OVER (PARTITION BY st.p ORDER BY st.s, st.o) AS rn
+                        FROM statements st
+                        LEFT JOIN entities es ON es.iri = st.s
+                        LEFT JOIN relations r ON r.iri = st.p
+                        LEFT JOIN entities eo ON eo.iri = st.o AND NOT st.o_literal
+                        WHERE {where})
+                    ORDER BY rn, p, s, o
+                    LIMIT ?""", [iri, limit]).fetchall()
+                out += [Edge(s_, p, o, sl, pl, ol, bool(lit), dt) for s_, p, o, sl, pl, ol, lit, dt in rows]
+        return out
+
     def stats(self) -> dict[str, Any]:
         self._check_open()
         with self.catalog.connect() as con:
@@ -340,4 +435,4 @@ def _take_writer_lock(path: Path) -> int:
     return fd
 
 
-__all__ = ["Store", "EntityView", "Fact", "KgstoreError"]
+__all__ = ["Store", "EntityView", "Fact", "Edge", "KgstoreError"]

@@ -24,9 +24,12 @@
         ├─ LLMUnavailableError     no model/runtime/endpoint could be used
         ├─ LLMRequestError         the backend refused or failed one request (terminal)
         ├─ UnknownMethodError      no QA method of that name
+        ├─ UnknownOptionError      an option the QA method does not take
         ├─ DatasetError            a QA benchmark file is missing or malformed
         ├─ UnsafeQueryError        generated query text tried to do something not allowed
-        └─ CypherSyntaxError       generated Cypher does not parse (line, column, offset)
+        └─ QuerySyntaxError        generated query text does not parse (line, column, offset)
+            ├─ CypherSyntaxError
+            └─ SparqlSyntaxError
 
 Every class carries an ``exit_code`` the CLI uses, and ``transient`` says
 whether retrying the same call could succeed.
@@ -215,6 +218,17 @@ class UnknownMethodError(QAError):
         super().__init__(f"unknown QA method {name!r}; choose one of: {', '.join(self.known)}")
 
 
+class UnknownOptionError(QAError):
+    exit_code = 2
+
+    def __init__(self, method: str, names: list[str], known: dict[str, object]):
+        self.method = method
+        self.names = list(names)
+        self.known = dict(known)
+        valid = ", ".join(f"{k} (default {v!r})" for k, v in self.known.items()) or "none"
+        super().__init__(f"method {method} has no option {', '.join(map(repr, self.names))}; its options: {valid}")
+
+
 class DatasetError(QAError):
     exit_code = 2
 
@@ -233,9 +247,12 @@ class UnsafeQueryError(QAError):
         super().__init__(f"{reason}{at}")
 
 
-class CypherSyntaxError(QAError):
-    """Generated Cypher that does not parse. ``line``/``column`` are 1-based and ``offset``
-    0-based, all in the text the caller passed, so the caller can point the LLM at them."""
+class QuerySyntaxError(QAError):
+    """Generated query text that does not parse. ``line``/``column`` are 1-based and
+    ``offset`` 0-based, all in the text the caller passed, so the caller can point the LLM
+    at them."""
+
+    language = "query"
 
     def __init__(self, reason: str, *, line: int, column: int, offset: int, line_text: str = ""):
         self.reason = reason
@@ -243,4 +260,12 @@ class CypherSyntaxError(QAError):
         self.column = column
         self.offset = offset
         self.line_text = line_text
-        super().__init__(f"Cypher syntax error at line {line}, column {column}: {reason}")
+        super().__init__(f"{self.language} syntax error at line {line}, column {column}: {reason}")
+
+
+class CypherSyntaxError(QuerySyntaxError):
+    language = "Cypher"
+
+
+class SparqlSyntaxError(QuerySyntaxError):
+    language = "SPARQL"

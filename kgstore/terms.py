@@ -112,6 +112,16 @@ def shorten(iri: str, prefixes: dict[str, str] = DEFAULT_PREFIXES) -> str:
     return f"<{iri}>"
 
 
+def expand(term: str, prefixes: dict[str, str] = DEFAULT_PREFIXES) -> str:
+    """The IRI of ``prefix:local`` or ``<iri>`` (the inverse of :func:`shorten`); a term
+    with an unknown prefix comes back unchanged."""
+    if term.startswith("<") and term.endswith(">"):
+        return term[1:-1]
+    prefix, sep, local = term.partition(":")
+    ns = prefixes.get(prefix) if sep else None
+    return ns + local.replace("\\", "") if ns is not None else term
+
+
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _ESCAPE_RE = re.compile(r'[\\"\n\r\t]')
 _IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')

@@ -103,32 +103,10 @@ def evidence_mentioning(evidence: Sequence[Evidence], terms: Sequence[StoreTerm]
 def iris_missing_from_store(store, iris: Iterable[str | None]) -> list[str]:
     """The IRIs among ``iris`` that name nothing in the store (neither in the catalog nor
     in any triple). An answer with such an IRI would be a hallucinated identifier."""
-    wanted = sorted({i for i in iris if i})
-    if not wanted:
-        return []
-    with store.catalog.connect() as con:
-        known = {row[0] for row in con.execute(
-            "SELECT iri FROM entities WHERE list_contains(?, iri)", [wanted]).fetchall()}
-    missing = []
-    for iri in wanted:
-        if iri in known:
-            continue
-        if "<" in iri or ">" in iri or " " in iri:
-            missing.append(iri)
-            continue
-        if not store.query(f"ASK {{ {{ <{iri}> ?p ?o }} UNION {{ ?s ?p <{iri}> }} }}"):
-            missing.append(iri)
-    return missing
+    return store.missing_iris(iris)
 
 
 def terms_by_label(store, labels: Sequence[str]) -> list[StoreTerm | None]:
     """Store entities whose label or alias equals each label (most popular first), for
     methods that have no evidence to ground in (the IO baseline)."""
-    out: list[StoreTerm | None] = []
-    with store.catalog.connect() as con:
-        for label in labels:
-            row = con.execute(
-                "SELECT iri, label FROM entities WHERE lower(label) = lower(?) OR list_contains(aliases, ?) "
-                "ORDER BY popularity DESC LIMIT 1", [label.strip(), label.strip()]).fetchone()
-            out.append(StoreTerm(row[1], row[0]) if row else None)
-    return out
+    return [StoreTerm(found[1], found[0]) if found else None for found in store.entities_by_label(labels)]

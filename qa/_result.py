@@ -79,6 +79,7 @@ class Answer:
     trace: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     tokens: TokenUsage = field(default_factory=TokenUsage)
+    query: str | None = None  # the final executed query, for methods that build one
 
     @property
     def refused(self) -> bool:
@@ -92,6 +93,7 @@ class Answer:
             "refusal": None if self.refusal is None else {"reason": self.refusal.reason,
                                                           "message": self.refusal.message},
             "parametric": self.parametric,
+            "query": self.query,
             "evidence": [e.to_dict() for e in self.evidence],
             "seconds": round(self.seconds, 3), "tokens": self.tokens.to_dict(),
         }

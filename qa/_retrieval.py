@@ -1,8 +1,10 @@
-"""Reading the semantic index and the catalog for QA: triple search results as Evidence,
-and entity popularity for pruning."""
+"""The one place qa reads the semantic index and the catalog, through their public read
+methods: triple search results as Evidence, entity popularity for pruning, statement
+memories and the URI memory as records, and entity linking by name."""
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import dataclass
+from typing import Iterable, Sequence
 
 from ._result import Evidence
 
@@ -35,10 +37,98 @@ def hit_evidence(hit) -> Evidence:
 
 def entity_popularity(store, iris: Iterable[str]) -> dict[str, int]:
     """Catalog popularity (statements as subject plus as object) of each IRI; 0 if unknown."""
-    wanted = sorted(set(iris))
-    if not wanted:
-        return {}
-    with store.catalog.connect() as con:
-        rows = con.execute("SELECT iri, popularity FROM entities WHERE list_contains(?, iri)", [wanted]).fetchall()
-    found = {iri: int(pop or 0) for iri, pop in rows}
-    return {iri: found.get(iri, 0) for iri in wanted}
+    return store.popularity(iris)
+
+
+def store_labels(store, iris: Iterable[str]) -> dict[str, str]:
+    """Catalog labels of entity and relation IRIs (those that have one)."""
+    return store.labels(iris)
+
+
+def entity_edges(store, iri: str, *, limit: int = 50):
+    """An entity's direct facts both ways (``kgstore.Edge``), each relation represented
+    before any relation repeats."""
+    return store.edges(iri, direction="both", limit=limit)
+
+
+@dataclass(frozen=True)
+class StatementMemory:
+    """A statement memory hit: the text it was found by, the SPARQL ``pattern`` over
+    ``?e1``/``?e2`` (and ``?m`` through a mediator), the variable it ``answer``s, the
+    variables ``given``, its relation IRIs and the similarity ``score``."""
+
+    text: str
+    pattern: str
+    answer: str
+    given: tuple[str, ...]
+    relations: tuple[str, ...]
+    hops: int
+    score: float
+
+
+@dataclass(frozen=True)
+class MemoryTerm:
+    """A URI-memory or relation hit: an IRI, its label, what it is (``entity`` or
+    ``relation``), the text matched, whether that text was the relation read backwards
+    (``inverse``), and the similarity ``score``."""
+
+    iri: str
+    label: str
+    type: str
+    text: str
+    score: float
+    inverse: bool = False
+
+
+def search_statements(index, texts: Sequence[str], k: int) -> list[list[StatementMemory]]:
+    """The ``k`` statement memories nearest each text, best first."""
+    out = []
+    for hits in index.search_many("statements", list(texts), k):
+        out.append([StatementMemory(h.text, h.extra["pattern"], h.extra["answer"], tuple(h.extra.get("given", ())),
+                                    tuple(h.extra.get("relations", ())), int(h.extra.get("hops", 1)), float(h.score))
+                    for h in hits])
+    return out
+
+
+def search_uris(index, texts: Sequence[str], k: int, *, type: str | None = None) -> list[list[MemoryTerm]]:
+    """The ``k`` URI-memory entries nearest each text (``type`` "entity" or "relation" to
+    keep one kind), best first, one hit per IRI. Over-fetches to fill ``k`` after filtering."""
+    out = []
+    for hits in index.search_many("uris", list(texts), k * 4 if type else k):
+        seen, terms = set(), []
+        for h in hits:
+            kind = (h.extra or {}).get("type", "entity")
+            if (type and kind != type) or h.iri in seen:
+                continue
+            seen.add(h.iri)
+            terms.append(MemoryTerm(h.iri, h.label, kind, h.text, float(h.score)))
+        out.append(terms[:k])
+    return out
+
+
+def search_relations(index, texts: Sequence[str], k: int) -> list[list[MemoryTerm]]:
+    """The ``k`` relation-index entries nearest each text, best first: a relation's own
+    label or its inverse phrasing (``inverse=True``), each relation once per reading."""
+    out = []
+    for hits in index.search_many("relations", list(texts), k * 2):
+        seen, terms = set(), []
+        for h in hits:
+            inverse = "inverse" in (h.extra or {})
+            if (h.iri, inverse) in seen:
+                continue
+            seen.add((h.iri, inverse))
+            terms.append(MemoryTerm(h.iri, h.label, "relation", h.text, float(h.score), inverse))
+        out.append(terms[:k])
+    return out
+
+
+def exact_entities(index, name: str, k: int) -> list[tuple[str, str]]:
+    """Store entities named exactly ``name`` (label or alias, case and punctuation aside),
+    as (IRI, label), most likely first, at most ``k``."""
+    return [(c.iri, c.label) for c in index.link(name, k=k, vectors=False) if c.match in ("exact", "label", "alias")]
+
+
+def question_entities(index, question: str, k: int = 5):
+    """Entity mentions in ``question`` matched by name (``indexer.Candidate`` with a
+    ``span``), best first."""
+    return [c for c in index.link_question(question, k=k) if c.match in ("exact", "label", "alias")]

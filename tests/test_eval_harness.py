@@ -149,3 +149,44 @@ def test_eval_cli_rejects_unknown_methods(demo_store, tmp_path):
                                        "--data-dir", str(tmp_path)], obj={"llm": ScriptedLLM([])})
     assert result.exit_code == 2
     assert "unknown QA method 'magic'; choose one of: io, qsm, pseudo-graph" in result.output
+
+
+def _placeholder_query(messages):
+    """A scripted pgmr model: the question's topic as [ENT], its country as the relation."""
+    question = messages[-1]["content"].rsplit("Question: ", 1)[1].split("\n")[0]
+    for head, tail in (("which countries does ", " cover"), ("which range is ", " in")):
+        if question.startswith(head):
+            topic = question[len(head):-len(tail)]
+    return f"SELECT DISTINCT ?x WHERE {{ [ENT: {topic}] [REL: country] ?x }}"
+
+
+def test_eval_cli_not_in_store_questions_and_a_threshold_sweep(demo_store, tmp_path):
+    data = _metaqa_dir(tmp_path)
+    out = tmp_path / "absent"
+    llm = ScriptedLLM([_placeholder_query] * 3)
+    result = CliRunner().invoke(main, [
+        "eval", str(demo_store), "-d", "metaqa", "-m", "pgmr", "--limit", "0", "--data-dir", str(data),
+        "--out", str(out), "--unanswerable", "--format", "json"], obj={"llm": llm})
+    assert result.exit_code == 0, result.output
+    # "Mount Himalayas" finds the Himalayas ("Himalayas, mountain range in Asia") at 0.81, over
+    # the default threshold of 0.8: a near-paraphrase of a store name passes
+    assert json.loads(result.output)["summary"][0]["refusal_rate"] == pytest.approx(2 / 3)
+    questions = json.loads((out / "report.json").read_text())["runs"][0]["questions"]
+    assert [q["question"] for q in questions] == ["which countries does Andes Everest cover",
+                                                  "which range is Mount Himalayas in",
+                                                  "which countries does Himalayas Andes cover"]
+    assert [q["refusal_reason"] for q in questions] == ["not_in_store", None, "not_in_store"]
+
+    sweep_out = tmp_path / "sweep"
+    llm = ScriptedLLM([_placeholder_query] * 6)
+    result = CliRunner().invoke(main, [
+        "eval", str(demo_store), "-d", "metaqa", "-m", "pgmr", "--limit", "0", "--data-dir", str(data),
+        "--out", str(sweep_out), "--sweep", "threshold=0.95:1.05:0.1", "--format", "json"], obj={"llm": llm})
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["pgmr"]["rows"]
+    assert [r["value"] for r in rows] == [0.95, 1.05]
+    # three answerable and three not-in-store questions, each asked of the model once for both values
+    assert len(llm.calls) == 6
+    assert rows[0]["wrongful_refusal"] == 0.0 and rows[0]["refusal_not_in_store"] == 1.0
+    assert rows[1]["wrongful_refusal"] == 1.0 and rows[1]["hits@1"] == 0.0  # no name scores above 1.0
+    assert (sweep_out / "sweep-pgmr-threshold.png").read_bytes()[:4] == b"\x89PNG"

@@ -6,7 +6,7 @@ import pytest
 from kgstore.config import LLMConfig
 from qa._graph_text import answer_terms_grammar
 from qa.llm import PACKAGED_MODEL_SHA256, llm_from_config, packaged_model_path, verify_model_file
-from qa.methods.pseudo_graph import answers_in
+from qa._answering import answers_in
 from qa.prompts import grammar_text, render_prompt
 
 pytestmark = pytest.mark.llm
@@ -52,3 +52,35 @@ def test_answer_marks_can_only_name_terms_of_the_facts(llm):
                         max_tokens=80)
     assert answers_in(free.text) == ["man"]
     assert answers_in(held.text) == ["male"]
+
+
+# -- the SPARQL-building methods on the demo store, with the real model ---------------------
+from kgstore import Store  # noqa: E402
+from qa import QAContext, make_method  # noqa: E402
+
+from test_qa_fixtures import demo_store  # noqa: E402,F401  (session fixture)
+
+ANDES = "http://www.wikidata.org/entity/Q5456"
+P17 = "http://www.wikidata.org/prop/direct/P17"
+ANDES_COUNTRIES = {"Argentina", "Bolivia", "Chile", "Colombia", "Ecuador", "Peru", "Venezuela"}
+
+
+@pytest.fixture(scope="module")
+def demo(demo_store):  # noqa: F811
+    with Store.open(demo_store, read_only=True) as store:
+        yield store
+
+
+@pytest.mark.parametrize("method", ["pgmr", "memq"])
+def test_sparql_methods_answer_a_demo_question_with_the_right_query(llm, demo, method):
+    result = make_method(method, QAContext(demo, llm)).answer("Which countries does the Andes cover?")
+    assert not result.refused, result.refusal
+    assert f"<{ANDES}> <{P17}> ?" in result.query
+    assert set(result.answers) == ANDES_COUNTRIES
+    assert {(e.s, e.p) for e in result.evidence} == {(ANDES, P17)}
+
+
+def test_pgmr_refuses_a_question_about_an_entity_not_in_the_store(llm, demo):
+    result = make_method("pgmr", QAContext(demo, llm)).answer("Who is the spouse of Barack Obama?")
+    assert result.refused and result.refusal.reason == "not_in_store"
+    assert "[ENT: Barack Obama] found nothing" in result.refusal.message

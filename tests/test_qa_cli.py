@@ -59,7 +59,8 @@ def test_ask_method_options_and_errors(demo_store):
     bad, _ = run(["ask", str(demo_store), QUESTION, "--method", "magic"], [])
     assert bad.exit_code == 2 and "unknown QA method 'magic'" in bad.output
     typo, _ = run(["ask", str(demo_store), QUESTION, "-o", "treshold=0.5"], [])
-    assert typo.exit_code == 2 and "unexpected keyword argument 'treshold'" in typo.output
+    assert typo.exit_code == 2 and "method pseudo-graph has no option 'treshold'" in typo.output
+    assert "threshold (default 0.55)" in typo.output
     malformed, _ = run(["ask", str(demo_store), QUESTION, "-o", "threshold"], [])
     assert malformed.exit_code == 2 and "'threshold' is not KEY=VALUE" in malformed.output
 

@@ -2,8 +2,7 @@
 import pytest
 
 from kgstore.errors import CypherSyntaxError, UnsafeQueryError
-from kgstore.graph import PseudoTriple, run_pseudo_graph
-from kgstore.graph._sandbox import clean_cypher
+from qa.sandbox import PseudoTriple, clean_cypher, run_pseudo_graph
 
 # The research's example: "Who covers more countries, the Andes or the Himalayas?"
 ANDES = ('CREATE (andes:Mountain_Range {name:"Andes"}), (himalayas:Mountain_Range {name:"Himalayas"}), '

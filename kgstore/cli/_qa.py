@@ -9,13 +9,16 @@ import click
 
 from ._common import STORE_ARG, emit_rows, format_option, is_interactive, open_store, stderr_console
 
-_METHOD_HELP = "QA method: pseudo-graph (grounded, the default), qsm or io (the baselines)."
-
-
 def _method_names() -> list[str]:
     from qa.methods import method_names
 
     return method_names()
+
+
+def _methods_help(prefix: str) -> str:
+    from qa.methods import methods_help
+
+    return f"{prefix} Methods: {methods_help()}."
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict:
@@ -53,10 +56,7 @@ def _load_llm(ctx, store):
 def _make_method(store, llm, name: str, options: dict):
     from qa.methods import QAContext, make_method
 
-    try:
-        return make_method(name, QAContext(store=store, llm=llm), **options)
-    except TypeError as exc:  # an option the method does not take
-        raise click.UsageError(f"method {name}: {exc}") from exc
+    return make_method(name, QAContext(store=store, llm=llm), **options)
 
 
 def _status(message: str):
@@ -68,7 +68,7 @@ def _status(message: str):
 @click.command("ask")
 @STORE_ARG
 @click.argument("question")
-@click.option("--method", "-m", default="pseudo-graph", show_default=True, metavar="NAME", help=_METHOD_HELP)
+@click.option("--method", "-m", default="pseudo-graph", show_default=True, metavar="NAME", help=_methods_help("QA method (default pseudo-graph)."))
 @click.option("--trace", is_flag=True, help="Show every intermediate step (prompts, outputs, retrieval, pruning).")
 @click.option("--allow-parametric", is_flag=True,
               help="When the store has no answer, let the model answer from its own knowledge (flagged as such).")
@@ -145,8 +145,7 @@ def _print_answer(result, store, *, trace: bool) -> None:
               help="Question hops: MetaQA 1/2/3, PathQuestion 2/3, WorldCup2014 1/2.")
 @click.option("--split", default="dev", show_default=True, help="Split file (MetaQA: dev; the others have none).")
 @click.option("--method", "-m", "methods", multiple=True, metavar="NAME",
-              help="QA method to score (repeat to compare side by side; default pseudo-graph). "
-                   "Known: pseudo-graph, qsm, io.")
+              help=_methods_help("QA method to score (repeat to compare side by side; default pseudo-graph)."))
 @click.option("--limit", type=int, default=100, show_default=True, help="Questions to score (0 = all).")
 @click.option("--sample", type=click.Choice(["spread", "head"]), default="spread", show_default=True,
               help="Which questions: evenly spread over the file, or the first ones.")
@@ -158,10 +157,17 @@ def _print_answer(result, store, *, trace: bool) -> None:
 @click.option("--allow-parametric", is_flag=True, help="Let methods fall back to the model's own knowledge.")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="A method option passed to every method, e.g. -o threshold=0.6.")
+@click.option("--unanswerable", is_flag=True,
+              help="Score not-in-store questions instead: each question's topic entity renamed to a plausible "
+                   "name the store lacks (deterministic). A right method refuses them all.")
+@click.option("--sweep", "sweep_spec", default=None, metavar="KEY=START:STOP:STEP",
+              help="Run each method at every value of option KEY on the questions and on their not-in-store "
+                   "versions; write Hits@1, refusal and wrongful refusal per value (sweep-*.json/.png). "
+                   "The model runs once per prompt: completions are cached in OUT/llm-cache.jsonl.")
 @format_option("table", "json")
 @click.pass_context
 def eval_cmd(ctx, store, dataset, hops, split, methods, limit, sample, data_dir, out_dir, resume, allow_parametric,
-             options, fmt):
+             options, unanswerable, sweep_spec, fmt):
     """Score QA methods on a benchmark whose KB is loaded in STORE.
 
     \b
@@ -172,11 +178,14 @@ def eval_cmd(ctx, store, dataset, hops, split, methods, limit, sample, data_dir,
     completes, so an interrupted run continues with --resume.
 
     \b
-    Example (load the KB first: kgstore ingest ./metaqa tsv ../shared/data/qa/metaqa/kb_partial.txt,
+    Examples (load the KB first: kgstore ingest ./metaqa tsv ../shared/data/qa/metaqa/kb_partial.txt,
     then kgstore index ./metaqa):
       kgstore eval ./metaqa --dataset metaqa --hops 1 --split dev -m io -m qsm -m pseudo-graph --limit 100
+      kgstore eval ./metaqa --dataset metaqa --hops 1 -m pgmr --unanswerable --limit 50
+      kgstore eval ./metaqa --dataset metaqa --hops 1 -m pgmr --sweep threshold=0.5:0.95:0.05 --limit 50
     """
-    from qa.eval import read_dataset, run_eval, select_items, write_report
+    from qa.eval import read_dataset, run_eval, select_items, unanswerable_items, write_report
+    from qa.llm import CachingLLM
 
     methods = list(methods) or ["pseudo-graph"]
     unknown = [m for m in methods if m not in _method_names()]
@@ -187,10 +196,18 @@ def eval_cmd(ctx, store, dataset, hops, split, methods, limit, sample, data_dir,
     data_dir = data_dir or default_data_dir()
     ds = read_dataset(dataset, hops=hops, split=split, data_dir=data_dir)
     items = select_items(ds.items, limit or None, sample=sample)
-    out_dir = out_dir or Path("eval-reports") / f"{dataset}-{hops}hop-{split}"
+    out_dir = out_dir or Path("eval-reports") / f"{dataset}-{hops}hop-{split}{'-absent' if unanswerable else ''}"
     st = open_store(ctx, store, read_only=True)
-    llm = _load_llm(ctx, st)
     method_options = _parse_options(options)
+    absent = unanswerable_items(items, ds.items, lambda name: _store_has_name(st, name))
+    if unanswerable:
+        ds.notes.append(f"not-in-store questions: {len(absent)} of {len(items)} with the topic entity renamed")
+        items = absent
+    # every completion is kept, so a later --sweep over the same questions reuses it
+    llm = CachingLLM(_load_llm(ctx, st), out_dir / "llm-cache.jsonl", reuse=sweep_spec is not None)
+    if sweep_spec:
+        _run_sweep(st, llm, methods, items, absent, method_options, sweep_spec, out_dir, ds, fmt)
+        return
     runs = []
     for name in methods:
         qa_method = _make_method(st, llm, name, method_options)
@@ -212,6 +229,42 @@ def eval_cmd(ctx, store, dataset, hops, split, methods, limit, sample, data_dir,
     emit_rows(rows, [h for _, h in TABLE_COLUMNS], "table",
               title=f"{dataset} {hops}-hop {split}: {len(items)} of {len(ds.items)} scorable questions")
     click.echo(f"report: {paths['md']}  {paths['json']}  {paths['png']}")
+
+
+def _store_has_name(store, name: str) -> bool:
+    """Whether an entity of ``store`` has ``name`` as label or alias (as written, or with
+    underscores read as spaces, as the triple-file loader labels them)."""
+    return any(store.entities_by_label(list(dict.fromkeys([name, name.replace("_", " ")]))))
+
+
+def _run_sweep(store, llm, methods, items, absent, method_options, spec, out_dir, ds, fmt) -> None:
+    from qa.eval import parse_sweep, run_eval, sweep_row, write_sweep
+
+    sweep = parse_sweep(spec)
+    results = {}
+    for name in methods:
+        rows = []
+        for value in sweep.values:
+            options = {**method_options, sweep.key: value}
+            normal = run_eval(_make_method(store, llm, name, options), items, store=store)
+            lacking = run_eval(_make_method(store, llm, name, options), absent, store=store)
+            rows.append(sweep_row(value, normal.summary, lacking.summary))
+            stderr_console().print(f"{name} {sweep.key}={value}: Hits@1 {rows[-1]['hits@1']:.3f}, "
+                                   f"refusal (not in store) {rows[-1]['refusal_not_in_store'] or 0:.3f}, "
+                                   f"wrongful refusal {rows[-1]['wrongful_refusal']:.3f}")
+        meta = {"store": str(store.path), "dataset": ds.describe(), "questions": len(items),
+                "not_in_store_questions": len(absent), "title": f"{ds.name} {ds.hops}-hop {ds.split}",
+                "options": method_options}
+        paths = write_sweep(out_dir, name, sweep, rows, meta)
+        results[name] = {"rows": rows, "report": {k: str(v) for k, v in paths.items()}}
+    if fmt == "json":
+        click.echo(json.dumps(results, indent=2))
+        return
+    for name, res in results.items():
+        emit_rows([{k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in r.items()} for r in res["rows"]],
+                  ["value", "hits@1", "refusal_not_in_store", "wrongful_refusal"], "table",
+                  title=f"{name}: {sweep.key} sweep")
+        click.echo(f"report: {res['report']['json']}  {res['report']['png']}")
 
 
 def default_data_dir() -> Path:

@@ -1,13 +1,12 @@
-"""The property graph: a Cypher mirror of a store, and a sandbox for generated Cypher.
+"""The property graph: a Cypher mirror of a store.
 
 Public API::
 
-    from kgstore.graph import open_graph, sync_graph, run_pseudo_graph
+    from kgstore.graph import open_graph, sync_graph
     with Store.open("./mystore") as store:
         report = sync_graph(store)                       # full mirror of the catalog
         with open_graph(store) as graph:                 # Ladybug, or Neo4j when configured
             graph.query('MATCH (a:Entity {id:"Q42"})-[r]->(b) RETURN r.label, b.label LIMIT 10')
-    pg = run_pseudo_graph(llm_text)                       # isolated, in memory; pg.triples
 
 Backends import their libraries only when used.
 """
@@ -15,8 +14,7 @@ from __future__ import annotations
 
 from ._base import ENTITY, HAS_VALUE, LITERAL, REL, GraphCounts, PropertyGraph, SyncProgress, SyncReport
 from ._export import ROW_SETS, ExportedFile, ExportedFiles, RowSet, export_parquet
-from ._readonly import check_read_only, write_clause
-from ._sandbox import PseudoGraph, PseudoNode, PseudoTriple, run_pseudo_graph
+from ._readonly import check_read_only, segments as cypher_segments, words as cypher_words, write_clause
 from ..errors import GraphError
 
 BACKENDS = ("ladybug", "neo4j")
@@ -47,6 +45,6 @@ def sync_graph(store, progress=None, *, backend: str | None = None) -> SyncRepor
 __all__ = [
     "open_graph", "sync_graph", "BACKENDS", "PropertyGraph", "SyncReport", "SyncProgress", "GraphCounts",
     "ExportedFiles", "ExportedFile", "RowSet", "ROW_SETS", "export_parquet", "check_read_only", "write_clause",
-    "run_pseudo_graph", "PseudoGraph", "PseudoNode", "PseudoTriple",
+    "cypher_segments", "cypher_words",
     "ENTITY", "LITERAL", "REL", "HAS_VALUE",
 ]

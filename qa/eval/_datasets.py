@@ -33,6 +33,7 @@ class QAItem:
     gold: tuple[str, ...]
     topic: str | None = None
     qtype: str | None = None
+    path: tuple[str, ...] = ()  # the gold path's relations, where the benchmark gives one
 
 
 @dataclass
@@ -105,6 +106,13 @@ def _read_metaqa(folder: Path, hops: int, split: str) -> Dataset:
                    notes=notes)
 
 
+def path_relations(path: str) -> tuple[str, ...]:
+    """``a#r1#b#r2#c#<end>#c`` → ``("r1", "r2")``: every other field after the start,
+    up to the end marker."""
+    fields = path.split("#<end>#", 1)[0].split("#")
+    return tuple(fields[1::2])
+
+
 def pathquestion_line(line: str) -> tuple[str, tuple[str, ...], str | None]:
     """``q<TAB>united_kingdom(united_kingdom/)<TAB>a#r#b...`` → (question, gold set, topic)."""
     fields = line.split("\t")
@@ -138,7 +146,9 @@ def _read_pool(name: str, title: str, parse_line, source: Path, hops: int, split
     for i, line in enumerate(_lines(source), start=1):
         if line.strip():
             question, gold, topic = parse_line(line)
-            items.append(QAItem(id=f"{name}-{hops}hop:{i}", question=question, gold=gold, topic=topic))
+            fields = line.split("\t")
+            path = path_relations(fields[2]) if len(fields) > 2 else ()
+            items.append(QAItem(id=f"{name}-{hops}hop:{i}", question=question, gold=gold, topic=topic, path=path))
     return Dataset(name, hops, split, source, items,
                    notes=[f"{title} has no {split} split; all {len(items)} questions are the pool"])
 

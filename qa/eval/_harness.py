@@ -6,14 +6,18 @@ that stops (Ctrl-C, a reboot) resumes where it left off with ``resume=True``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .._grounding import iris_missing_from_store
+from .._grounding import iris_missing_from_store, normalise_label
 from .._result import Answer
 from ._datasets import QAItem
 from ._metrics import f1, hits_at_1, summarise
+
+
+_IRI = re.compile(r"<([^<>\s]+)>")
 
 
 @dataclass
@@ -22,6 +26,26 @@ class EvalRun:
     records: list[dict]
     summary: dict
     params: dict = field(default_factory=dict)
+
+
+def query_iris(query: str | None) -> list[str]:
+    """The IRIs a final query names (``<...>`` terms): they count as identifiers too."""
+    return _IRI.findall(query or "")
+
+
+def edge_hits(path: Sequence[str], query: str | None) -> float | None:
+    """The share of a gold path's relations that the executed query names (matched on
+    the IRIs' local names; a benchmark's ``_inverse`` relation is the relation read
+    backwards). None when the benchmark gives no path."""
+    if not path:
+        return None
+    named = {normalise_label(_local(iri)) for iri in query_iris(query)}
+    wanted = [normalise_label(r.removesuffix("_inverse")) for r in path]
+    return sum(1 for r in wanted if r in named) / len(wanted)
+
+
+def _local(iri: str) -> str:
+    return re.split(r"[/#]", iri.rstrip("/#"))[-1]
 
 
 def score_answer(item: QAItem, answer: Answer, *, missing_iris: Sequence[str]) -> dict:
@@ -33,6 +57,8 @@ def score_answer(item: QAItem, answer: Answer, *, missing_iris: Sequence[str]) -
         "parametric": answer.parametric,
         "hits@1": hits_at_1(answer.answers, item.gold), "f1": f1(answer.answers, item.gold),
         "hallucinated_iris": list(missing_iris),
+        "query": answer.query,
+        "edge_hits": edge_hits(item.path, answer.query),
         "evidence_size": len(answer.evidence),
         "seconds": round(answer.seconds, 3), "tokens": answer.tokens.to_dict(),
     }
@@ -59,7 +85,8 @@ def run_eval(method, items: Sequence[QAItem], *, store, allow_parametric: bool =
         record = done.get(item.id)
         if record is None:
             answer = method.answer(item.question, allow_parametric=allow_parametric)
-            record = score_answer(item, answer, missing_iris=iris_missing_from_store(store, answer.answer_iris))
+            named = list(answer.answer_iris) + query_iris(answer.query)
+            record = score_answer(item, answer, missing_iris=iris_missing_from_store(store, named))
             if results_path is not None:
                 with open(results_path, "a", encoding="utf-8") as f:
                     f.write(json.dumps({**record, "trace": answer.trace}, ensure_ascii=False, default=str) + "\n")

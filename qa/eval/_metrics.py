@@ -59,4 +59,9 @@ def summarise(records: Sequence[dict]) -> dict:
         "prompt_tokens_total": sum(r["tokens"]["prompt"] for r in records),
         "completion_tokens_total": sum(r["tokens"]["completion"] for r in records),
         "llm_calls_mean": sum(r["tokens"]["calls"] for r in records) / n,
+        "edge_hit_rate": _mean([r["edge_hits"] for r in records if r.get("edge_hits") is not None]),
     }
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None

@@ -5,8 +5,9 @@ Adding a method: write a :class:`QAMethod` subclass and add one line to ``METHOD
 from __future__ import annotations
 
 import importlib
+import inspect
 
-from kgstore.errors import UnknownMethodError
+from kgstore.errors import UnknownMethodError, UnknownOptionError
 
 from ._base import MethodRun, QAContext, QAMethod
 
@@ -17,6 +18,10 @@ METHODS: dict[str, tuple[str, str]] = {
             "baseline: the question is matched against the triple index; the LLM answers from the top triples"),
     "pseudo-graph": ("qa.methods.pseudo_graph:PseudoGraphMethod",
                      "pseudo-graph Cypher, semantic query, pruning, atomic verification, grounded answer"),
+    "pgmr": ("qa.methods.pgmr:PGMRMethod",
+             "SPARQL with placeholders, resolved in the URI memory, executed (post-generation memory retrieval)"),
+    "memq": ("qa.methods.memq:MemQMethod",
+             "a plan in words, each step recalled from the statement memories, rebuilt into SPARQL, executed"),
 }
 
 
@@ -32,10 +37,27 @@ def method_class(name: str) -> type[QAMethod]:
     return getattr(importlib.import_module(module_name), attr)
 
 
+def method_options(name: str) -> dict[str, object]:
+    """The options method ``name`` takes (``-o KEY=VALUE``), with their defaults."""
+    signature = inspect.signature(method_class(name).__init__)
+    return {p.name: p.default for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY}
+
+
+def methods_help() -> str:
+    """One line per method for ``--help``, from the registry."""
+    return "; ".join(f"{name} ({line})" for name, (_, line) in METHODS.items())
+
+
 def make_method(name: str, context: QAContext, **params) -> QAMethod:
-    """An instance of method ``name``; ``params`` are the method's own keyword options."""
+    """An instance of method ``name``; ``params`` are the method's own keyword options.
+    An option it does not take raises :class:`~kgstore.errors.UnknownOptionError`
+    listing the ones it does."""
+    known = method_options(name)
+    unknown = [k for k in params if k not in known]
+    if unknown:
+        raise UnknownOptionError(name, unknown, known)
     return method_class(name)(context, **params)
 
 
-__all__ = ["METHODS", "MethodRun", "QAContext", "QAMethod", "make_method",
-           "method_class", "method_names"]
+__all__ = ["METHODS", "MethodRun", "QAContext", "QAMethod", "make_method", "method_class", "method_names",
+           "method_options", "methods_help"]

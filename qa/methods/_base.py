@@ -9,9 +9,14 @@ from typing import Any, ClassVar
 
 from kgstore.errors import LLMUnavailableError, QAError, VectorIndexError
 
+from .._answering import refuse
 from .._result import Answer, Refusal, TokenUsage
 from ..llm import LLM, Completion
 from ..prompts import render_prompt
+
+
+_INDEX_NOUNS = {"triples": "triple", "entities": "entity", "relations": "relation", "statements": "statement memory",
+                "uris": "URI memory"}
 
 
 @dataclass
@@ -23,15 +28,16 @@ class QAContext:
     llm: LLM
     index: Any = None
 
-    def get_index(self):
+    def get_index(self, kinds: tuple[str, ...] = ()):
+        """The store's semantic index; raises when one of ``kinds`` has not been built."""
         if self.index is None:
             from indexer import Index
 
-            index = Index.open(self.store)
-            if "triples" not in index.kinds:
-                raise VectorIndexError(f"the store {self.store.path} has no triple index yet; "
-                                       f"build it with `kgstore index {self.store.path}`")
-            self.index = index
+            self.index = Index.open(self.store)
+        missing = [k for k in kinds if k not in self.index.kinds]
+        if missing:
+            raise VectorIndexError(f"the store {self.store.path} has no {' or '.join(_INDEX_NOUNS.get(k, k) for k in missing)} index yet; "
+                                   f"build it with `kgstore index {self.store.path}`")
         return self.index
 
 
@@ -67,7 +73,7 @@ class QAMethod(ABC):
 
     name: ClassVar[str]
     description: ClassVar[str]
-    uses_index: ClassVar[bool] = False
+    index_kinds: ClassVar[tuple[str, ...]] = ()  # the index kinds the method searches
 
     def __init__(self, context: QAContext):
         self.context = context
@@ -78,8 +84,8 @@ class QAMethod(ABC):
 
     def answer(self, question: str, *, allow_parametric: bool = False) -> Answer:
         started = time.perf_counter()
-        if self.uses_index:
-            self.context.get_index()  # fail before the model spends a minute on the question
+        if self.index_kinds:
+            self.context.get_index(self.index_kinds)  # fail before the model spends a minute on the question
         run = MethodRun(self.context.llm)
         try:
             result = self._answer(question, run, allow_parametric=allow_parametric)
@@ -93,6 +99,10 @@ class QAMethod(ABC):
         result.tokens = run.tokens
         result.trace = run.trace
         return result
+
+    def refuse(self, question: str, run: MethodRun, reason: str, message: str, allow_parametric: bool) -> Answer:
+        """No answer from the store: the refusal, or with ``allow_parametric`` the model's own."""
+        return refuse(self.store, question, self.name, run, reason, message, allow_parametric=allow_parametric)
 
     @abstractmethod
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:

@@ -7,12 +7,12 @@
 """
 from __future__ import annotations
 
+from .._answering import ask_for_answers, parametric_answers, parametric_result
+from .._graph_text import labelled, triple_lines
 from .._grounding import ground_answers
 from .._result import Answer, Refusal
-from .._graph_text import labelled, triple_lines
 from .._retrieval import search_triples
 from ._base import MethodRun, QAContext, QAMethod
-from .pseudo_graph import ask_for_answers, parametric_answers, parametric_result
 
 
 class IOMethod(QAMethod):
@@ -34,7 +34,7 @@ class IOMethod(QAMethod):
 class QSMMethod(QAMethod):
     name = "qsm"
     description = "baseline: the question is matched against the triple index; the LLM answers from the top triples"
-    uses_index = True
+    index_kinds = ("triples",)
 
     def __init__(self, context: QAContext, *, top_k: int = 20, answer_tokens: int = 80):
         super().__init__(context)

@@ -31,19 +31,19 @@
 from __future__ import annotations
 
 import re
-from typing import Sequence
 
-from kgstore.errors import CypherSyntaxError, UnsafeQueryError
+from kgstore.errors import CypherSyntaxError
 
+from .._answering import ask_for_answers, supporting_evidence
 from .._chain import lookup_plan, next_hop_entities
-from .._graph_text import (align_to_ground, answer_terms_grammar, fact_pairs, labelled, pair_lines_grammar,
-                           parse_triple_lines, triple_lines)
-from .._grounding import StoreTerm, evidence_mentioning, ground_answers, marked_answers, normalise_label, \
-    terms_by_label
+from .._graph_text import align_to_ground, fact_pairs, labelled, pair_lines_grammar, parse_triple_lines, triple_lines
+from .._grounding import ground_answers, normalise_label
 from .._pruning import EntityGroup, ground_graph_text, order_triples, prune
-from .._result import Answer, Evidence, Refusal
-from .._retrieval import entity_popularity, search_triples_about, search_triples_many
+from .._result import Answer, Evidence
+from .._retrieval import entity_popularity, exact_entities, search_triples_about, search_triples_many
+from .._retry import RetryWith, generate_checked, syntax_retry
 from ..prompts import grammar_text
+from ..sandbox import run_pseudo_graph
 from ._base import MethodRun, QAContext, QAMethod
 
 # The research drops entities whose retrieved triples have mean similarity under 0.7. With
@@ -52,7 +52,6 @@ from ._base import MethodRun, QAContext, QAMethod
 # 0.34-0.45 (demo store: the Alps, absent, vs the Andes and the Himalayas at 0.88-0.94).
 DEFAULT_THRESHOLD = 0.55
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_UNKNOWN = {"unknown", "none", "n a", "no answer", "not known"}
 
 
 def relation_words(relation: str) -> str:
@@ -64,21 +63,10 @@ def pseudo_triple_text(subject: str, relation: str, obj: str) -> str:
     return f"{subject} | {relation_words(relation)} | {obj}"
 
 
-def answers_in(text: str) -> list[str]:
-    """The answers the model marked in ``{}``; a bare one-line reply counts as one answer
-    (small models sometimes forget the braces). ``{unknown}`` and the like mean none."""
-    marks = marked_answers(text)
-    if not marks:
-        line = text.strip().rstrip(".").strip()
-        if line and "\n" not in line and len(line) <= 80:
-            marks = [line]
-    return [m for m in marks if normalise_label(m) not in _UNKNOWN]
-
-
 class PseudoGraphMethod(QAMethod):
     name = "pseudo-graph"
     description = "pseudo-graph Cypher, semantic query, pruning, atomic verification, grounded answer"
-    uses_index = True
+    index_kinds = ("triples",)
 
     def __init__(self, context: QAContext, *, top_k: int = 10, threshold: float = DEFAULT_THRESHOLD,
                  max_ground_triples: int = 40, generate_tokens: int = 160, verify_tokens: int = 96,
@@ -104,24 +92,24 @@ class PseudoGraphMethod(QAMethod):
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         triples = self.generate(question, run)
         if not triples:
-            return self._refuse(question, run, "no_pseudo_graph",
+            return self.refuse(question, run, "no_pseudo_graph",
                                 "the model wrote no usable pseudo-graph for this question", allow_parametric)
         retrieved, extended, firsts = self.semantic_query(question, triples, run)
         groups = self.ground_graph(retrieved, run, extended=extended)
         if not groups:
-            return self._refuse(question, run, "empty_ground_graph",
+            return self.refuse(question, run, "empty_ground_graph",
                                 "not in the store: no store facts match what the question needs", allow_parametric)
         ground = [e for g in groups for e in g.triples]
         fixed = self.verify(question, triples, groups, run, firsts=firsts, extended=extended)
         marks = self.final_answer(question, fixed, run)
         if not marks:
-            return self._refuse(question, run, "no_answer",
+            return self.refuse(question, run, "no_answer",
                                 "not in the store: the store facts found do not answer the question",
                                 allow_parametric)
         grounded, unmatched = ground_answers(marks, ground)
         run.record("grounding", marked=marks, grounded=[t.label for t in grounded], unmatched=unmatched)
         if not grounded:
-            return self._refuse(question, run, "not_in_store",
+            return self.refuse(question, run, "not_in_store",
                                 f"not in the store: the answer {', '.join(marks)!r} is not an entity or value "
                                 "of the store facts found", allow_parametric)
         return Answer(question=question, method=self.name, answers=[t.label for t in grounded],
@@ -133,38 +121,27 @@ class PseudoGraphMethod(QAMethod):
 
         Cypher that does not parse goes back once with the error's position; Cypher that
         parses but states no facts (nodes without relationships) goes back once too."""
-        from kgstore.graph import run_pseudo_graph
-
         shape = {"grammar": grammar_text("pseudo_graph_cypher")} if self.use_grammar else {}
-        text = run.ask("pseudo_graph", "pseudo_graph_generate", {"question": question},
-                       max_tokens=self.generate_tokens, temperature=0.0, **shape).text
-        for attempt in (1, 2):
-            retry: tuple[str, dict] | None = None
+
+        def check(text: str):
             try:
                 pg = run_pseudo_graph(text)
             except CypherSyntaxError as exc:
-                run.record("pseudo_graph", **{f"error_{attempt}": str(exc)})
-                retry = ("pseudo_graph_retry", {"error": exc.reason, "line": exc.line, "column": exc.column,
-                                                "line_text": exc.line_text,
-                                                "caret": " " * max(exc.column - 1, 0) + "^"})
-            except UnsafeQueryError as exc:
-                run.record("pseudo_graph", **{f"error_{attempt}": str(exc)})
-                break  # not a slip to correct: the text tried to do something else than create
-            else:
-                triples = [tuple(t) for t in pg.triples]
-                if triples:
-                    run.record("pseudo_graph", attempts=attempt, cypher=text, triples=[list(t) for t in triples],
-                               subjects=pg.subjects)
-                    return triples
-                run.record("pseudo_graph", **{f"error_{attempt}": "the Cypher creates no relationships"})
-                retry = ("pseudo_graph_retry_no_facts", {})
-            if attempt == 2:
-                break
-            prompt, values = retry
-            text = run.ask("pseudo_graph", prompt, {"question": question, "cypher": text.strip(), **values},
-                           max_tokens=self.generate_tokens, temperature=0.0, **shape).text
-        run.record("pseudo_graph", attempts=attempt, cypher=text, triples=[])
-        return []
+                raise syntax_retry(exc, "pseudo_graph_retry", {"cypher": text.strip()}) from None
+            if not pg.triples:
+                raise RetryWith("the Cypher creates no relationships", "pseudo_graph_retry_no_facts",
+                                {"cypher": text.strip()})
+            return pg
+
+        done = generate_checked(run, "pseudo_graph", "pseudo_graph_generate", {"question": question}, check,
+                                max_tokens=self.generate_tokens, temperature=0.0, **shape)
+        if done.value is None:
+            run.record("pseudo_graph", attempts=done.attempts, cypher=done.text, triples=[])
+            return []
+        triples = [tuple(t) for t in done.value.triples]
+        run.record("pseudo_graph", attempts=done.attempts, cypher=done.text, triples=[list(t) for t in triples],
+                   subjects=done.value.subjects)
+        return triples
 
     def semantic_query(self, question: str, triples, run: MethodRun
                        ) -> tuple[list[tuple[str, list[Evidence]]], list[tuple[str, str, list[Evidence]]],
@@ -265,8 +242,7 @@ class PseudoGraphMethod(QAMethod):
     def link(self, index, name: str) -> list[str]:
         """Store entities named exactly ``name`` (label or alias, case and punctuation aside),
         most likely first, at most ``max_namesakes``; none when no name matches."""
-        return [c.iri for c in index.link(name, k=self.max_namesakes, vectors=False)
-                if c.match in ("exact", "label", "alias")]
+        return [iri for iri, _ in exact_entities(index, name, self.max_namesakes)]
 
     def search(self, index, queries) -> list[list[Evidence]]:
         """Top ``top_k`` hits per query: among its entities' triples when it has some, else
@@ -338,52 +314,6 @@ class PseudoGraphMethod(QAMethod):
         terms = [name for s, _, o in fixed for name in (s, o)] if self.answer_terms else None
         return ask_for_answers(run, "answer", "pseudo_graph_answer", {"facts": facts, "question": question},
                                max_tokens=self.answer_tokens, terms=terms)
-
-    # -- refusals and the parametric fallback ---------------------------------------------
-    def _refuse(self, question: str, run: MethodRun, reason: str, message: str, allow_parametric: bool) -> Answer:
-        if allow_parametric:
-            answers = parametric_answers(question, run)
-            if answers:
-                run.record("parametric", reason=reason, note=message)
-                return parametric_result(self.store, question, self.name, answers)
-        return Answer(question=question, method=self.name, refusal=Refusal(reason, message))
-
-
-def ask_for_answers(run: MethodRun, step: str, prompt: str, values: dict, *, max_tokens: int,
-                    terms: Sequence[str] | None = None) -> list[str]:
-    """The answer step every method shares: one line with the answers marked in ``{}``
-    (a grammar makes sure there is a mark), read by :func:`answers_in`. With ``terms``,
-    each mark is one of them or ``unknown``."""
-    grammar = grammar_text("answer_marks") if terms is None else answer_terms_grammar(terms)
-    completion = run.ask(step, prompt, values, max_tokens=max_tokens, temperature=0.0, grammar=grammar)
-    return answers_in(completion.text)
-
-
-def parametric_answers(question: str, run: MethodRun, *, max_tokens: int = 80) -> list[str]:
-    return ask_for_answers(run, "parametric", "parametric_answer", {"question": question}, max_tokens=max_tokens)
-
-
-def parametric_result(store, question: str, method: str, answers: list[str]) -> Answer:
-    """An answer from the model's own knowledge: flagged, with IRIs only where a store
-    entity carries exactly that label."""
-    terms = terms_by_label(store, answers)
-    return Answer(question=question, method=method, answers=list(answers),
-                  answer_iris=[t.iri if t else None for t in terms], parametric=True)
-
-
-def supporting_evidence(ground: list[Evidence], fixed, grounded: list[StoreTerm]) -> list[Evidence]:
-    """The ground triples the answer rests on: those the fixed graph kept (same subject and
-    object names) and those that mention an answer."""
-    kept_pairs = {(normalise_label(s), normalise_label(o)) for s, _, o in fixed}
-    mentioning = {id(e) for e in evidence_mentioning(ground, grounded)}
-    out, seen = [], set()
-    for e in ground:
-        pair = (normalise_label(e.s_label or e.s), normalise_label(e.o_label or e.o))
-        key = (e.s, e.p, e.o)
-        if (pair in kept_pairs or id(e) in mentioning) and key not in seen:
-            seen.add(key)
-            out.append(e)
-    return out
 
 
 def _disjoint(a, b) -> bool:

@@ -30,8 +30,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..errors import CypherSyntaxError, UnsafeQueryError
-from ._readonly import segments, words
+from kgstore.errors import CypherSyntaxError, UnsafeQueryError
+from kgstore.graph import cypher_segments as segments, cypher_words as words
+
+from ._positions import line_column as _line_column, line_of as _line_of
 
 MAX_CHARS = 20_000
 ALLOWED = "only CREATE (or MERGE) statements that add nodes and relationships are allowed"
@@ -410,14 +412,3 @@ def _syntax_error(exc, text: str) -> CypherSyntaxError:
     else:
         offset, line, column = pos.offset, pos.line, pos.col
     return CypherSyntaxError(reason, line=line, column=column, offset=offset, line_text=_line_of(text, offset))
-
-
-def _line_column(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def _line_of(text: str, offset: int) -> str:
-    start = text.rfind("\n", 0, offset) + 1
-    end = text.find("\n", offset)
-    return text[start:] if end < 0 else text[start:end]

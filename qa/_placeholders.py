@@ -1,0 +1,157 @@
+"""SPARQL with placeholders (pgmr): parse what the model wrote, render it with resolutions.
+Pure functions.
+
+The model writes ``SELECT DISTINCT ?x WHERE { [ENT: Joel Zwick] [REL: directed] ?x }``. The
+placeholders are resolved later (an entity IRI for each ``[ENT]``, a relation IRI and a
+reading direction for each ``[REL]``); a relation read backwards swaps its pattern's two
+ends, which is how one relation answers "directed by" and "directed".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ._sparql_build import BuiltQuery, TriplePattern, exclude_filter
+
+_PLACEHOLDER = re.compile(r"\[(ENT|REL):\s*([^\[\]]+?)\s*\]")
+_QUERY = re.compile(r"^\s*SELECT\s+(?P<proj>.+?)\s+WHERE\s*\{\s*(?P<body>.*?)\s*(?P<filter>FILTER\s*\(.*\))?\s*\}"
+                    r"\s*(?P<tail>ORDER\s+BY.*)?$", re.DOTALL | re.IGNORECASE)
+_VAR = re.compile(r"\?[A-Za-z_]\w*")
+
+
+class PlaceholderSyntaxError(ValueError):
+    """The text is not a placeholder query of the expected shape."""
+
+
+@dataclass(frozen=True)
+class Node:
+    """A pattern end: a variable (``?x``) or an entity placeholder's name."""
+
+    text: str
+    entity: bool
+
+    def render(self, iris: dict[str, str]) -> str:
+        return f"<{iris[self.text]}>" if self.entity else self.text
+
+
+@dataclass(frozen=True)
+class Pattern:
+    subject: Node
+    relation: str  # the [REL] placeholder's words
+    object: Node
+
+
+@dataclass
+class PlaceholderQuery:
+    """A parsed placeholder query: the projection (``DISTINCT ?x`` or a COUNT), the
+    patterns, an optional FILTER and ORDER BY/LIMIT, as the model wrote them."""
+
+    projection: str
+    patterns: list[Pattern]
+    filter: str | None = None
+    tail: str | None = None
+    filter_entities: list[str] = field(default_factory=list)
+
+    @property
+    def answer_var(self) -> str:
+        return _VAR.findall(self.projection)[0]
+
+    @property
+    def counts(self) -> bool:
+        return "COUNT" in self.projection.upper()
+
+    def entities(self) -> list[str]:
+        """The distinct entity placeholder names, in order of appearance."""
+        names = [n.text for p in self.patterns for n in (p.subject, p.object) if n.entity] + self.filter_entities
+        return list(dict.fromkeys(names))
+
+    def relations(self) -> list[str]:
+        """One relation placeholder per pattern, in order (the same words twice are two slots)."""
+        return [p.relation for p in self.patterns]
+
+    def build(self, entity_iris: dict[str, str], relations: list[tuple[str, bool]], *,
+              exclude: Sequence[str] = ()) -> BuiltQuery:
+        """The query with the placeholders replaced: ``entity_iris`` maps entity names to
+        IRIs; ``relations[i]`` is (relation IRI, backward) for pattern ``i``, a backward
+        reading swapping the pattern's ends. ``exclude`` keeps those IRIs (the question's
+        own entities) out of the answer variable."""
+        patterns = []
+        for pattern, (iri, backward) in zip(self.patterns, relations):
+            s, o = pattern.subject.render(entity_iris), pattern.object.render(entity_iris)
+            if backward:
+                s, o = o, s
+            patterns.append(TriplePattern(s, f"<{iri}>", o))
+        filters = [_PLACEHOLDER.sub(lambda m: f"<{entity_iris[m.group(2)]}>", self.filter)] if self.filter else []
+        if not self.counts:
+            filters += exclude_filter(self.answer_var, exclude)
+        return BuiltQuery(self.answer_var, [[patterns]], filters, self.tail, count=self.counts)
+
+
+def parse_placeholder_query(text: str) -> PlaceholderQuery:
+    """Read the model's query; raises :class:`PlaceholderSyntaxError` naming what is off."""
+    m = _QUERY.match(text.strip().strip("`").strip())
+    if not m:
+        raise PlaceholderSyntaxError("expected SELECT ... WHERE { patterns } [ORDER BY ... LIMIT n]")
+    projection = " ".join(m.group("proj").split())
+    if not _VAR.search(projection):
+        raise PlaceholderSyntaxError("the SELECT names no variable")
+    patterns = []
+    for part in re.split(r"\s+\.\s+|\s*\.\s*$", m.group("body")):
+        if part.strip():
+            patterns.append(_pattern(part.strip()))
+    if not patterns:
+        raise PlaceholderSyntaxError("the query has no triple pattern")
+    patterns = _repair(patterns)
+    filt = m.group("filter")
+    filter_entities = [n for kind, n in _PLACEHOLDER.findall(filt or "") if kind.upper() == "ENT"]
+    if filt and any(kind.upper() == "REL" for kind, _ in _PLACEHOLDER.findall(filt)):
+        raise PlaceholderSyntaxError("a FILTER cannot hold a relation placeholder")
+    used = {n.text for p in patterns for n in (p.subject, p.object) if not n.entity}
+    answer = _VAR.findall(projection)[0]
+    if answer not in used and used:
+        # the model projected a variable no pattern binds ("SELECT ?x ... { A [REL] ?y }"):
+        # the answer is what the last pattern reaches
+        last = patterns[-1]
+        reached = last.object if not last.object.entity else last.subject
+        projection = projection.replace(answer, reached.text)
+    return PlaceholderQuery(projection, patterns, filt, (m.group("tail") or "").strip() or None, filter_entities)
+
+
+_VARIABLE_LIKE = re.compile(r"^\??[a-z][0-9]?$")
+
+
+def _repair(patterns: list[Pattern]) -> list[Pattern]:
+    """Slips a small model makes that have one reading: ``[ENT: y]`` is the variable ``?y``."""
+    def fix(node: Node) -> Node:
+        if node.entity and _VARIABLE_LIKE.match(node.text):
+            return Node("?" + node.text.lstrip("?"), False)
+        return node
+
+    return [Pattern(fix(p.subject), p.relation, fix(p.object)) for p in patterns]
+
+
+def _pattern(text: str) -> Pattern:
+    pieces = []
+    rest = text
+    while rest:
+        rest = rest.lstrip()
+        m = _PLACEHOLDER.match(rest)
+        if m:
+            pieces.append((m.group(1).upper(), m.group(2)))
+            rest = rest[m.end():]
+            continue
+        v = _VAR.match(rest)
+        if v:
+            pieces.append(("VAR", v.group(0)))
+            rest = rest[v.end():]
+            continue
+        raise PlaceholderSyntaxError(f"cannot read {rest[:40]!r} in a triple pattern")
+    kinds = [k for k, _ in pieces]
+    if len(pieces) != 3 or kinds[1] != "REL" or "REL" in (kinds[0], kinds[2]):
+        raise PlaceholderSyntaxError(f"a triple pattern is subject [REL: ...] object, not {text!r}")
+    (k1, v1), (_, rel), (k3, v3) = pieces
+    return Pattern(Node(v1, k1 == "ENT"), rel, Node(v3, k3 == "ENT"))
+
+
+__all__ = ["Node", "Pattern", "PlaceholderQuery", "PlaceholderSyntaxError", "parse_placeholder_query"]

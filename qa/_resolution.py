@@ -1,0 +1,78 @@
+"""Resolving names the model wrote to store identifiers, with scores a threshold can judge:
+what pgmr's placeholders and memq's bracketed entities share.
+
+An entity name resolves in the URI memory (``label, description`` → IRI); an exact label
+or alias match counts as 1.0, since a name the store holds is the surest evidence there
+is. A relation's words resolve among the relations, both readings: the one whose text
+matched (its label as written, or an inverse phrasing read backwards) at its score, and
+the other reading a little lower, so executing the query decides between them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ._retrieval import MemoryTerm, exact_entities, search_relations, search_uris
+
+BACKWARD_PENALTY = 0.05
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One candidate for a name: what it resolves to, its label and score, and (for a
+    relation) whether it is read backwards."""
+
+    iri: str
+    label: str
+    score: float
+    backward: bool = False
+
+    def to_dict(self) -> dict:
+        out = {"iri": self.iri, "label": self.label, "score": round(self.score, 4)}
+        if self.backward:
+            out["backward"] = True
+        return out
+
+
+def entity_choices(index, names: Sequence[str], k: int) -> dict[str, list[Choice]]:
+    """Up to ``k`` candidate entities per name, best first: exact name matches (1.0, most
+    popular first), then URI-memory neighbours at their cosine."""
+    names = list(dict.fromkeys(names))
+    if not names:
+        return {}
+    out = {}
+    for name, found in zip(names, search_uris(index, names, k, type="entity")):
+        exact = [Choice(iri, label, 1.0) for iri, label in exact_entities(index, name, k)]
+        seen = {c.iri for c in exact}
+        out[name] = (exact + [Choice(t.iri, t.label, t.score) for t in found if t.iri not in seen])[:k]
+    return out
+
+
+def relation_choices(index, words: Sequence[str], k: int) -> list[list[Choice]]:
+    """Up to ``2k`` (relation, reading) candidates per relation phrase, best first."""
+    if not words:
+        return []
+    return [readings(found, k) for found in search_relations(index, list(words), k)]
+
+
+def readings(found: Sequence[MemoryTerm], k: int) -> list[Choice]:
+    out: dict[tuple[str, bool], Choice] = {}
+    for t in found:
+        for backward, penalty in ((t.inverse, 0.0), (not t.inverse, BACKWARD_PENALTY)):
+            score = t.score - penalty
+            if (t.iri, backward) not in out or out[(t.iri, backward)].score < score:
+                out[(t.iri, backward)] = Choice(t.iri, t.label, score, backward)
+    return sorted(out.values(), key=lambda c: -c.score)[:2 * k]
+
+
+def weak_choice(kind: str, name: str, found: Sequence[Choice], threshold: float) -> str | None:
+    """Why ``name`` resolves to nothing usable, or None when its best candidate reaches
+    ``threshold``: "[ENT: Joel Zwickberg] found nothing (best 'Joel Zwick' at 0.712 < 0.8)"."""
+    best = found[0] if found else None
+    if best is not None and best.score >= threshold:
+        return None
+    got = "nothing" if best is None else f"{best.label!r} at {best.score:.3f}"
+    return f"[{kind}: {name}] found nothing (best {got} < {threshold})"
+
+
+__all__ = ["Choice", "entity_choices", "relation_choices", "readings", "weak_choice", "BACKWARD_PENALTY"]

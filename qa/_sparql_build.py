@@ -1,0 +1,146 @@
+"""Build SPARQL from resolved pieces, run it in the sandbox, and read answers and evidence
+from its rows: what the SPARQL-building methods (pgmr, memq) share.
+
+A query is a list of *steps*; a step is one or more *alternatives* joined with ``UNION``
+(memq recalls near-synonymous relations that way); an alternative is a list of triple
+patterns whose terms are variables (``?f``) or IRIs (``<http://...>``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import pyoxigraph as ox
+
+from kgstore.errors import QueryError, UnsafeQueryError
+
+from ._grounding import StoreTerm
+from ._result import Evidence
+from ._retrieval import store_labels
+from .sandbox import run_sparql
+
+
+@dataclass(frozen=True)
+class TriplePattern:
+    s: str
+    p: str
+    o: str
+
+    def text(self) -> str:
+        return f"{self.s} {self.p} {self.o} ."
+
+
+@dataclass
+class BuiltQuery:
+    """A query to run: ``steps`` of alternatives of patterns, extra ``filters`` (SPARQL
+    text), the answer variable, and an optional ORDER BY ... LIMIT ``tail``."""
+
+    answer: str
+    steps: list[list[list[TriplePattern]]]
+    filters: list[str] = field(default_factory=list)
+    tail: str | None = None
+    count: bool = False
+
+    def patterns(self) -> list[TriplePattern]:
+        return [p for step in self.steps for alt in step for p in alt]
+
+    def render(self, *, select_all: bool = False) -> str:
+        lines = []
+        for step in self.steps:
+            if len(step) == 1:
+                lines += [p.text() for p in step[0]]
+            else:
+                lines.append(" UNION ".join("{ " + " ".join(p.text() for p in alt) + " }" for alt in step))
+        lines += self.filters
+        if select_all:
+            projection = "*"
+        elif self.count:
+            projection = f"(COUNT(DISTINCT {self.answer}) AS ?count)"
+        else:
+            projection = f"DISTINCT {self.answer}"
+        tail = f"\n{self.tail}" if self.tail else ""
+        return "SELECT " + projection + " WHERE {\n  " + "\n  ".join(lines) + "\n}" + tail
+
+
+def exclude_filter(var: str, iris: Sequence[str]) -> list[str]:
+    """A FILTER keeping ``iris`` (the question's own entities) out of ``var``: "which films
+    share a director with Milk" is not answered by Milk."""
+    iris = list(dict.fromkeys(iris))
+    return ["FILTER(" + " && ".join(f"{var} != <{iri}>" for iri in iris) + ")"] if iris else []
+
+
+def execute(store, query: BuiltQuery, *, timeout_s: float, max_rows: int) -> tuple[list[dict], str | None]:
+    """The rows that answer (for a COUNT, a count above zero) and the error text, if any."""
+    try:
+        result = run_sparql(store, query.render(), timeout_s=timeout_s, max_rows=max_rows)
+    except (QueryError, UnsafeQueryError) as exc:
+        return [], str(exc)
+    var = "count" if query.count else query.answer.lstrip("?")
+    rows = [r for r in result.rows if var in r]
+    if query.count:
+        rows = [r for r in rows if _number(r[var]) > 0]
+    return rows, None
+
+
+def answer_terms(store, query: BuiltQuery, rows: list[dict], *, limit: int) -> list[StoreTerm]:
+    """The answer variable's values as store terms (IRIs labelled from the catalog)."""
+    var = "count" if query.count else query.answer.lstrip("?")
+    values = [r[var] for r in rows if var in r]
+    labels = store_labels(store, [v.value for v in values if isinstance(v, ox.NamedNode)])
+    terms: list[StoreTerm] = []
+    for v in values:
+        if isinstance(v, ox.NamedNode):
+            term = StoreTerm(labels.get(v.value) or v.value, v.value)
+        elif isinstance(v, ox.Literal):
+            term = StoreTerm(v.value, None)
+        else:
+            continue
+        if term not in terms:
+            terms.append(term)
+    return terms[:limit]
+
+
+def evidence(store, query: BuiltQuery, *, timeout_s: float, limit: int = 20) -> list[Evidence]:
+    """The query's patterns instantiated with the rows of ``SELECT *`` (at most ``limit``):
+    the store facts each answer rests on."""
+    try:
+        rows = run_sparql(store, query.render(select_all=True), timeout_s=timeout_s, max_rows=limit).rows
+    except (QueryError, UnsafeQueryError):
+        return []
+    facts = []
+    for row in rows:
+        for p in query.patterns():
+            s, o = _bound(p.s, row), _bound(p.o, row)
+            if isinstance(s, ox.NamedNode) and o is not None and p.p.startswith("<"):
+                facts.append((s.value, p.p[1:-1], o))
+    iris = {s for s, _, _ in facts} | {p for _, p, _ in facts} | {o.value for *_, o in facts
+                                                                  if isinstance(o, ox.NamedNode)}
+    labels = store_labels(store, iris)
+    out, seen = [], set()
+    for s, p, o in facts:
+        if (s, p, o.value) in seen or isinstance(o, ox.BlankNode):
+            continue
+        seen.add((s, p, o.value))
+        literal = isinstance(o, ox.Literal)
+        out.append(Evidence(s=s, p=p, o=o.value, s_label=labels.get(s), p_label=labels.get(p),
+                            o_label=None if literal else labels.get(o.value), literal=literal,
+                            datatype=o.datatype.value if literal and o.datatype else None))
+    return out
+
+
+def _bound(term: str, row: dict):
+    if term.startswith("?"):
+        return row.get(term[1:])
+    if term.startswith("<"):
+        return ox.NamedNode(term[1:-1])
+    return None
+
+
+def _number(term) -> float:
+    try:
+        return float(term.value)
+    except (AttributeError, ValueError):
+        return 0.0
+
+
+__all__ = ["TriplePattern", "BuiltQuery", "exclude_filter", "execute", "answer_terms", "evidence"]

@@ -1,0 +1,172 @@
+"""Post-generation memory retrieval (pgmr): the model writes SPARQL with placeholders,
+the store's memories resolve them, and the executed query answers.
+
+1. **Examples from the store.** Around the entities the question names, real paths of one
+   and two hops are read from the store and written as placeholder queries
+   (:mod:`qa._examples`); the few closest in meaning to the question are shown.
+2. **Generate.** The model writes the query with no identifiers, every entity as
+   ``[ENT: name]`` and every relation as ``[REL: words]``; a GBNF grammar holds it to that
+   shape. Text that still does not parse goes back once with the reason.
+3. **Resolve.** Each ``[ENT]`` is looked up in the URI memory (an exact label or alias
+   match counts as 1.0) and each ``[REL]`` among the relations, read both ways (the
+   pattern's ends are swapped for the backward reading). A placeholder whose best match
+   scores under the threshold ends the question with a refusal that names it.
+4. **Execute.** The combinations of the top candidates run best joint score first, in
+   the SPARQL sandbox (read-only, LIMIT, row cap, time limit); the first that returns rows
+   is the final query. The question's own entities are kept out of the answer variable.
+5. **Answer.** The rows of the answer variable, labelled from the store; the final query,
+   the placeholders and their resolutions are in the trace, and each answer's instantiated
+   patterns are its evidence.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .. import _sparql_build as sb
+from .._answering import rows_answer
+from .._examples import closest, example_paths, hop_texts, path_similarity
+from .._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
+from .._resolution import entity_choices, relation_choices, weak_choice
+from .._result import Answer
+from .._retrieval import entity_edges, question_entities
+from .._retry import RetryWith, generate_checked
+from ..prompts import grammar_text
+from ._base import MethodRun, QAContext, QAMethod
+
+# Calibrated on dev data with `kgstore eval --sweep threshold=...` (README: the threshold
+# sweep). An exact label match scores 1.0; a name absent from the store finds its nearest
+# neighbour in the URI memory at a lower cosine.
+DEFAULT_THRESHOLD = 0.8
+# Relation texts carry descriptions and the model's words are short ("country" against
+# "country: sovereign state of this item"), so their cosines run lower than entities'.
+DEFAULT_RELATION_THRESHOLD = 0.3
+
+
+class PGMRMethod(QAMethod):
+    name = "pgmr"
+    description = "post-generation memory retrieval: placeholder SPARQL, resolved in the URI memory, executed"
+    index_kinds = ("entities", "uris", "relations")
+
+    def __init__(self, context: QAContext, *, threshold: float = DEFAULT_THRESHOLD,
+                 relation_threshold: float = DEFAULT_RELATION_THRESHOLD, examples: int = 4, candidates: int = 3,
+                 max_combinations: int = 30, generate_tokens: int = 120, timeout_s: float = 5.0,
+                 max_rows: int = 1000, max_answers: int = 200):
+        super().__init__(context)
+        self.threshold = threshold
+        self.relation_threshold = relation_threshold
+        self.examples = examples
+        self.candidates = candidates
+        self.max_combinations = max_combinations
+        self.generate_tokens = generate_tokens
+        self.timeout_s = timeout_s
+        self.max_rows = max_rows
+        self.max_answers = max_answers
+
+    def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
+        index = self.context.get_index()
+        query = self.generate(question, self.example_text(index, question, run), run)
+        if query is None:
+            return self.refuse(question, run, "no_query", "the model wrote no usable query for this question",
+                               allow_parametric)
+        entities, relations, weak = self.resolve(index, query, run)
+        if weak:
+            return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak), allow_parametric)
+        found = self.execute(query, entities, relations, run)
+        if found is None:
+            return self.refuse(question, run, "no_rows",
+                               "not in the store: no resolution of the query's placeholders returns rows",
+                               allow_parametric)
+        built, rows = found
+        terms = sb.answer_terms(self.store, built, rows, limit=self.max_answers)
+        result = rows_answer(question, self.name, terms, sb.evidence(self.store, built, timeout_s=self.timeout_s))
+        result.query = built.render()
+        return result
+
+    # -- 1. examples from the store ---------------------------------------------------------
+    def example_text(self, index, question: str, run: MethodRun) -> str:
+        """Placeholder queries for real paths around the question's named entities, the
+        closest to the question last (next to it)."""
+        paths = store_paths(self.store, index, question)
+        if not paths:
+            run.record("examples", paths=0)
+            return "(no examples: the question names no store entity by name)"
+        chosen = closest_paths(index, question, paths, self.examples)
+        run.record("examples", paths=len(paths), shown=[p.question() for p in chosen])
+        return "\n\n".join(f"Question: {p.question()}\nSPARQL: {p.sparql()}" for p in chosen)
+
+    # -- 2. generate ------------------------------------------------------------------------
+    def generate(self, question: str, examples: str, run: MethodRun) -> PlaceholderQuery | None:
+        def check(text: str) -> PlaceholderQuery:
+            try:
+                return parse_placeholder_query(text)
+            except PlaceholderSyntaxError as exc:
+                raise RetryWith(str(exc), "pgmr_retry", {"query": text.strip(), "error": str(exc)}) from None
+
+        done = generate_checked(run, "generate", "pgmr_generate", {"question": question, "examples": examples},
+                                check, max_tokens=self.generate_tokens, temperature=0.0,
+                                grammar=grammar_text("pgmr_sparql"))
+        run.record("generate", attempts=done.attempts, query=done.text.strip())
+        return done.value
+
+    # -- 3. resolve -------------------------------------------------------------------------
+    def resolve(self, index, query: PlaceholderQuery, run: MethodRun):
+        """Candidates per entity placeholder and per pattern's relation, best first, and
+        the placeholders whose best candidate is under its threshold (in words)."""
+        entities = entity_choices(index, query.entities(), self.candidates)
+        words = query.relations()
+        relations = relation_choices(index, words, self.candidates)
+        weak = [w for w in [weak_choice("ENT", n, cs, self.threshold) for n, cs in entities.items()]
+                + [weak_choice("REL", w, cs, self.relation_threshold) for w, cs in zip(words, relations)] if w]
+        run.record("resolve", threshold=self.threshold, relation_threshold=self.relation_threshold,
+                   entities={n: [c.to_dict() for c in cs] for n, cs in entities.items()},
+                   relations=[{"placeholder": w, "candidates": [c.to_dict() for c in cs]}
+                              for w, cs in zip(words, relations)],
+                   weak=weak)
+        return entities, relations, weak
+
+    # -- 4. execute -------------------------------------------------------------------------
+    def execute(self, query: PlaceholderQuery, entities, relations, run: MethodRun):
+        """The first combination, best joint score first, whose query returns rows:
+        (the built query, its rows); None if none does."""
+        names = list(entities)
+        combos = sorted(itertools.product(*([entities[n] for n in names] + relations)),
+                        key=lambda c: -float(np.mean([x.score for x in c])))
+        tried = []
+        # the question's own entities are kept out of the answer, unless nothing else answers
+        # ("the husband of X's wife" is X)
+        passes = [(True, combo) for combo in combos[:self.max_combinations]]
+        passes += [(False, combo) for combo in combos[:self.max_combinations]]
+        for exclude, combo in passes:
+            entity_iris = {n: c.iri for n, c in zip(names, combo[:len(names)])}
+            built = query.build(entity_iris, [(c.iri, c.backward) for c in combo[len(names):]],
+                                exclude=list(entity_iris.values()) if exclude else ())
+            rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
+            tried.append({"query": built.render(), "rows": len(rows),
+                          "score": round(float(np.mean([x.score for x in combo])), 4),
+                          **({"error": error} if error else {})})
+            if rows:
+                run.record("execute", tried=len(tried), attempts=tried[-5:], final_query=built.render())
+                return built, rows
+        run.record("execute", tried=len(tried), attempts=tried[-5:], final_query=None)
+        return None
+
+
+def store_paths(store, index, question: str, *, entities: int = 2, middles: int = 8):
+    """Real one- and two-hop paths from the entities the question names (by name)."""
+    paths = []
+    for cand in question_entities(index, question, k=3)[:entities]:
+        edges = entity_edges(store, cand.iri, limit=60)
+        ends = list(dict.fromkeys((e.o if e.s == cand.iri else e.s) for e in edges if not e.o_literal))[:middles]
+        second = {m: entity_edges(store, m, limit=20) for m in ends}
+        paths += example_paths(cand.label, cand.iri, edges, second)
+    return paths
+
+
+def closest_paths(index, question: str, paths, n: int):
+    """The ``n`` paths whose question reads closest to ``question``, closest last."""
+    texts = list(dict.fromkeys(t for p in paths for t in hop_texts(p)))
+    vectors = index.embed([question] + texts)
+    hop_similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
+    return closest(paths, path_similarity(paths, hop_similarity), n)

@@ -1,0 +1,140 @@
+"""The SPARQL-building methods (pgmr, memq) and their shared steps, with a ScriptedLLM over
+the real demo store, its real index and the real SPARQL sandbox: what is resolved, what
+runs, what is refused."""
+from __future__ import annotations
+
+import pytest
+
+from kgstore import Store
+from kgstore.errors import SparqlSyntaxError, UnsafeQueryError
+from kgstore.terms import WD, WDT
+from qa import QAContext, ScriptedLLM, make_method
+from qa._plan import parse_plan
+from qa._retrieval import StatementMemory
+from qa.methods.memq import MemQMethod, rebuild
+from qa.sandbox import check_sparql, run_sparql
+
+from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
+
+ANDES = WD + "Q5456"
+ANDES_COUNTRIES = {"Argentina", "Bolivia", "Chile", "Colombia", "Ecuador", "Peru", "Venezuela"}
+QUESTION = "Which countries does the Andes cover?"
+
+
+@pytest.fixture
+def store(demo_store):
+    with Store.open(demo_store, read_only=True) as st:
+        yield st
+
+
+def ask(store, responses, method, question=QUESTION, **params):
+    llm = ScriptedLLM(responses)
+    result = make_method(method, QAContext(store=store, llm=llm), **params).answer(question)
+    return result, llm
+
+
+# -- the SPARQL sandbox --------------------------------------------------------------------
+def test_sandbox_refuses_service_and_updates_with_their_position(store):
+    with pytest.raises(UnsafeQueryError) as service:
+        check_sparql("SELECT * WHERE {\n  SERVICE <http://example.org/sparql> { ?s ?p ?o }\n}", store.config.prefixes)
+    assert "SERVICE" in service.value.reason and (service.value.line, service.value.column) == (2, 3)
+    with pytest.raises(UnsafeQueryError, match="DELETE is a SPARQL update"):
+        check_sparql("DELETE WHERE { ?s ?p ?o }", store.config.prefixes)
+    with pytest.raises(UnsafeQueryError, match="LOAD is refused"):
+        check_sparql("LOAD <http://example.org/data.ttl>", store.config.prefixes)
+    with pytest.raises(UnsafeQueryError, match="only SELECT and ASK"):
+        check_sparql("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", store.config.prefixes)
+    # the words inside strings and IRIs do not count
+    checked = check_sparql('SELECT ?s WHERE { ?s rdfs:label "service delete" }', store.config.prefixes)
+    assert checked.form == "SELECT" and checked.variables == ("s",) and checked.text.endswith("LIMIT 1001")
+
+
+def test_sandbox_parse_error_has_line_and_column(store):
+    with pytest.raises(SparqlSyntaxError) as err:
+        check_sparql('SELECT ?x WHERE {\n  wd:Q5456 wdt:P17 "Peru\n}', store.config.prefixes)
+    assert (err.value.line, err.value.column) == (2, 25)  # where the unterminated string ends
+    assert err.value.line_text == '  wd:Q5456 wdt:P17 "Peru' and err.value.reason.startswith("expected one of")
+
+
+def test_sandbox_runs_read_only_with_a_row_cap(store):
+    rows = run_sparql(store, "SELECT ?c WHERE { wd:Q5456 wdt:P17 ?c }", max_rows=3)
+    assert len(rows.rows) == 3 and rows.truncated
+    assert run_sparql(store, "ASK { wd:Q5456 wdt:P17 wd:Q419 }").boolean is True
+
+
+# -- pgmr ------------------------------------------------------------------------------------
+def test_pgmr_resolves_placeholders_and_answers_from_the_executed_query(store):
+    result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }"], "pgmr")
+    assert not result.refused
+    assert set(result.answers) == ANDES_COUNTRIES and ANDES not in result.answer_iris
+    assert f"<{ANDES}> <{WDT}P17> ?x" in result.query
+    assert {e.s for e in result.evidence} == {ANDES} and {e.p for e in result.evidence} == {WDT + "P17"}
+    # the examples come from the store around the Andes, as placeholder queries
+    prompt = llm.prompts[0]
+    assert "[ENT: Andes]" in prompt and "[REL: country]" in prompt and prompt.endswith(f"Question: {QUESTION}\nSPARQL:")
+    assert result.trace["resolve"]["entities"]["Andes"][0] == {"iri": ANDES, "label": "Andes", "score": 1.0}
+
+
+def test_pgmr_reads_a_relation_backwards_when_the_written_direction_is_empty(store):
+    # "what is in Peru": Peru is the object of `country` (the Andes, and Lima)
+    result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Peru] [REL: country] ?x }"], "pgmr",
+                    question="What is in Peru?")
+    assert set(result.answers) == {"Andes", "Lima"}
+    assert f"?x <{WDT}P17> <{WD}Q419>" in result.query
+
+
+def test_pgmr_refuses_a_placeholder_below_the_threshold(store):
+    result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Zorblax Mountains] [REL: country] ?x }"], "pgmr",
+                    question="Which countries do the Zorblax Mountains cover?")
+    assert result.refused and result.refusal.reason == "not_in_store"
+    assert "[ENT: Zorblax Mountains] found nothing" in result.refusal.message
+    result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }"], "pgmr", threshold=1.01)
+    assert result.refused and "[ENT: Andes] found nothing (best 'Andes' at 1.000 < 1.01)" in result.refusal.message
+
+
+def test_pgmr_retries_a_query_of_the_wrong_shape_once(store):
+    result, llm = ask(store, ["SELECT ?x WHERE { [ENT: Andes] ?x }",
+                              "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }"], "pgmr")
+    assert not result.refused and len(llm.calls) == 2
+    assert "It cannot be used: a triple pattern is subject [REL: ...] object" in llm.prompts[1]
+
+
+# -- memq ------------------------------------------------------------------------------------
+def memory(text, pattern, answer="?e2", given=("?e1",), score=0.9):
+    return StatementMemory(text, pattern, answer, given, (), 1, score)
+
+
+def test_gamma_recall_takes_one_memory_or_a_union(store):
+    method = MemQMethod(QAContext(store=store, llm=ScriptedLLM([])), gamma1=0.8, gamma2=0.5)
+    strong = [memory("?e2 is the country of ?e1", "?e1 wdt:P17 ?e2", score=0.89),
+              memory("?e1 has country ?e2", "?e1 wdt:P17 ?e2", score=0.83)]
+    assert method.adaptive(strong) == strong[:1]
+    vague = [memory("?e2 is the country of ?e1", "?e1 wdt:P17 ?e2", score=0.7),
+             memory("?e2 is the continent of ?e1", "?e1 wdt:P30 ?e2", score=0.6),
+             memory("?e1 has mountain range ?e2", "?e1 wdt:P4552 ?e2", score=0.4)]
+    assert method.adaptive(vague) == vague[:2]
+    plan = parse_plan("1. Find what is the country of [Andes], assign it to ?x.\n2. The answer is ?x.")
+    built = rebuild(plan, {"Andes": ANDES}, [method.adaptive(vague)], store.config.prefixes)
+    assert built.render() == (
+        "SELECT DISTINCT ?x WHERE {\n"
+        f"  {{ <{ANDES}> <{WDT}P17> ?x . }} UNION {{ <{ANDES}> <{WDT}P30> ?x . }}\n"
+        f"  FILTER(?x != <{ANDES}>)\n}}")
+
+
+def test_memq_plans_recalls_and_executes(store):
+    plan = ("1. Find what is the country of [Andes], assign it to ?c.\n"
+            "2. Find the capital of ?c, assign it to ?x.\n3. The answer is ?x.")
+    result, llm = ask(store, [plan], "memq", question="What are the capitals of the countries the Andes cover?")
+    assert not result.refused
+    assert {"Lima", "Quito", "Santiago", "Bogotá", "Caracas", "Buenos Aires", "Sucre"} <= set(result.answers)
+    assert f"<{ANDES}> <{WDT}P17> ?c" in result.query and f"?c <{WDT}P36> ?x" in result.query
+    assert "Plan:\n1. Find " in llm.prompts[0]  # store-built examples, written as plans
+    assert [s["step"] for s in result.trace["recall"]["steps"]] == ["what is the country of [Andes]",
+                                                                    "the capital of ?c"]
+
+
+def test_memq_refuses_an_entity_the_store_lacks(store):
+    plan = "1. Find what is the country of [Zorblax Mountains], assign it to ?x.\n2. The answer is ?x."
+    result, _ = ask(store, [plan], "memq", question="Which countries do the Zorblax Mountains cover?")
+    assert result.refused and result.refusal.reason == "not_in_store"
+    assert "[ENT: Zorblax Mountains] found nothing" in result.refusal.message
