@@ -101,21 +101,16 @@ class ServerState:
 
     def method(self, snapshot: Snapshot, name: str, options: dict):
         """The QA method ``name`` with ``options`` on ``snapshot`` (call under ``model_lock``)."""
-        from qa import QAContext, make_method
+        from qa import QAContext, make_method, method_class
 
         key = (name, tuple(sorted((k, repr(v)) for k, v in options.items())))
         if key not in snapshot.methods:
             if snapshot.qa is None:
                 snapshot.qa = Store.open(self.path, read_only=True)
             context = QAContext(store=snapshot.qa, llm=self.llm())
-            if method_uses_index(name):
-                index = self._open_index(snapshot.qa)
-                if "triples" in index.kinds:  # otherwise QAContext says what to build
-                    context.index = index
-            try:
-                snapshot.methods[key] = make_method(name, context, **options)
-            except TypeError as exc:  # an option the method does not take
-                raise BadRequest(f"method {name}: {exc}") from exc
+            if method_class(name).index_kinds:  # share the server's loaded encoder
+                context.index = self._open_index(snapshot.qa)
+            snapshot.methods[key] = make_method(name, context, **options)  # UnknownOptionError: 400
         return snapshot.methods[key]
 
     def close(self) -> None:
@@ -124,9 +119,3 @@ class ServerState:
 
 class BadRequest(Exception):
     """A request the server answers with 400 and this message."""
-
-
-def method_uses_index(name: str) -> bool:
-    from qa import method_class
-
-    return method_class(name).uses_index
