@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -20,6 +21,7 @@ from ._tables import get_state, has_tables, read_manifests
 from ._verbalize import clean, name_key
 
 MAX_LEXICAL = 300
+_BRACKETS = re.compile(r"\[([^\[\]]+)\]")  # "who directed [Kismet]": the mentions to link
 _NAME_SQL = """
     SELECT n.key, n.name, n.iri, n.source, e.label, e.description, coalesce(e.popularity, 0)
     FROM index_names n JOIN entities e ON e.iri = n.iri
@@ -276,6 +278,15 @@ class Index:
         for (iri, _), s in zip(rows, sims):
             out[iri] = max(out.get(iri, -1.0), round(float(s), 6))
         return out
+
+    def link_text(self, text: str, k: int = 10, *, vectors: bool = True) -> list[Candidate]:
+        """Candidates for ``text`` as `kgstore link` and the server's ``/link`` read it: each
+        [bracketed] mention linked on its own (``vectors=False``: names only, no model load),
+        otherwise the mentions found in the whole question."""
+        mentions = _BRACKETS.findall(text)
+        if mentions:
+            return [c for m in mentions for c in self.link(m, k, vectors=vectors)]
+        return self.link_question(text, k)
 
     def link_question(self, question: str, k: int = 10) -> list[Candidate]:
         """Entity mentions found in a whole question, best first, each with its ``span``.

@@ -12,14 +12,15 @@ from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
 from ._registry import LOADERS, loader_for
 from ._store import Edge, EntityView, Fact, Store, escape_prefixed_dots
 from ._query_guard import keywords as query_keywords, refused_operation
-from ._bounded_query import BoundedResult, QueryPool, run_bounded
+from ._bounded_query import BoundedResult, QueryPool, run_bounded, run_bounded_async
 from .config import GraphConfig, IndexConfig, LLMConfig, SparqlConfig, StoreConfig
 from .errors import (CypherSyntaxError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
                      KgstoreError, LLMUnavailableError,
                      MalformedRecordError, QAError, QueryError, QueryRefusedError, QuerySyntaxError, QueryTimeoutError,
                      ReadOnlyError, SchemaVersionError, SparqlSyntaxError,
                      StoreClosedError, StoreError, StoreLockedError, StoreNotFoundError, TooManyErrorsError,
-                     TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError)
+                     TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError,
+                     FormatMismatchError)
 from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord, Triple
 
 __version__ = "0.1.0"
@@ -27,10 +28,12 @@ __version__ = "0.1.0"
 __all__ = [
     "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
     "LOADERS", "loader_for", "refused_operation", "query_keywords", "escape_prefixed_dots", "run_bounded",
-    "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig", "LLMConfig",
+    "run_bounded_async", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig",
+    "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
     "KgstoreError", "StoreError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
-    "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError", "UnknownFormatError",
+    "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError",
+    "UnknownFormatError", "FormatMismatchError",
     "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",
     "EncoderMismatchError", "QAError", "LLMUnavailableError", "UnsafeQueryError", "__version__",
     "GraphNotSyncedError", "CypherSyntaxError", "QuerySyntaxError", "SparqlSyntaxError",

@@ -15,6 +15,8 @@ The server (``kgstore serve``) and the QA sandbox both call :func:`run_bounded`.
 """
 from __future__ import annotations
 
+import asyncio
+import functools
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,7 +26,7 @@ from typing import Literal, Sequence
 
 import pyoxigraph as ox
 
-from .errors import QueryTimeoutError
+from .errors import QueryError, QueryTimeoutError
 
 ResultKind = Literal["solutions", "boolean", "graph"]
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
@@ -111,21 +113,49 @@ def run_bounded(store, sparql: str, *, timeout_s: float, max_rows: int,
     raises :class:`QueryError`. ``default_graph``/``named_graphs`` are graph IRIs, as in
     the SPARQL protocol's ``default-graph-uri``/``named-graph-uri``. Past the limit,
     :class:`QueryTimeoutError` is raised and the worker stops at its next row."""
-    if timeout_s <= 0:
-        raise ValueError("timeout_s must be positive")
-    if max_rows < 0:
-        raise ValueError("max_rows must be zero or more")
-    started = time.monotonic()
-    deadline = started + timeout_s
-    cancelled = threading.Event()
-    future = (pool or default_pool()).submit(_evaluate, store, sparql, max_rows, default_graph, named_graphs,
-                                             cancelled, started)
+    job = _Job(store, sparql, timeout_s, max_rows, default_graph, named_graphs, pool)
     try:
-        return future.result(timeout=max(0.0, deadline - time.monotonic()))
+        return job.future.result(timeout=job.remaining())
     except FutureTimeout:
-        cancelled.set()
-        future.cancel()  # still queued: never starts
-        raise QueryTimeoutError(timeout_s) from None
+        raise job.abandon() from None
+
+
+async def run_bounded_async(store, sparql: str, *, timeout_s: float, max_rows: int,
+                            default_graph: Sequence[str] | None = None, named_graphs: Sequence[str] | None = None,
+                            pool: QueryPool | None = None) -> BoundedResult:
+    """:func:`run_bounded` for an event loop: the loop waits without holding a thread."""
+    job = _Job(store, sparql, timeout_s, max_rows, default_graph, named_graphs, pool)
+    try:
+        return await asyncio.wait_for(asyncio.wrap_future(job.future), job.remaining())
+    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
+        error = job.abandon()  # the limit passed, or the client went away: stop the worker either way
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        raise error from None
+
+
+class _Job:
+    """One query handed to a pool, with its deadline and the flag that stops its worker."""
+
+    def __init__(self, store, sparql, timeout_s, max_rows, default_graph, named_graphs, pool):
+        if timeout_s <= 0:
+            raise ValueError("timeout_s must be positive")
+        if max_rows < 0:
+            raise ValueError("max_rows must be zero or more")
+        self.timeout_s = timeout_s
+        started = time.monotonic()
+        self.deadline = started + timeout_s
+        self.cancelled = threading.Event()
+        self.future = (pool or default_pool()).submit(_evaluate, store, sparql, max_rows, default_graph,
+                                                      named_graphs, self.cancelled, started)
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def abandon(self) -> QueryTimeoutError:
+        self.cancelled.set()
+        self.future.cancel()  # still queued: never starts
+        return QueryTimeoutError(self.timeout_s)
 
 
 class _Abandoned(Exception):
@@ -136,47 +166,65 @@ def _evaluate(store, sparql, max_rows, default_graph, named_graphs, cancelled, s
     if cancelled.is_set():
         raise _Abandoned  # waited in the queue past its limit
     result = store.query(sparql, default_graph=default_graph, named_graphs=named_graphs)
+    try:
+        kept = _collect(result, max_rows, cancelled)
+    except Exception as exc:
+        # pyoxigraph's result iterators must be dropped on the thread that made them: the
+        # traceback would carry them to the thread that reads the error, so it goes.
+        error = exc.with_traceback(None)
+        del result
+        if isinstance(error, OSError):
+            raise QueryError(f"SPARQL query failed: {error}") from None
+        raise error from None
+    del result
+    return BoundedResult(**kept, seconds=time.monotonic() - started)
+
+
+def _collect(result, max_rows: int, cancelled: threading.Event) -> dict:
+    """The fields of a BoundedResult read from a live pyoxigraph result."""
     if isinstance(result, ox.QueryBoolean):
-        return BoundedResult("boolean", boolean=bool(result), seconds=time.monotonic() - started)
+        return {"kind": "boolean", "boolean": bool(result)}
     kept: list = []
     truncated = False
-    if isinstance(result, ox.QuerySolutions):
-        variables = tuple(v.value for v in result.variables)
-        for solution in result:
-            if cancelled.is_set():
-                raise _Abandoned
-            if len(kept) == max_rows:
-                truncated = True
-                break
-            kept.append(tuple(solution[v] for v in variables))
-        return BoundedResult("solutions", variables=variables, rows=tuple(kept), truncated=truncated,
-                             seconds=time.monotonic() - started)
-    for triple in result:
+    solutions = isinstance(result, ox.QuerySolutions)
+    variables = tuple(v.value for v in result.variables) if solutions else ()
+    for item in result:
         if cancelled.is_set():
             raise _Abandoned
         if len(kept) == max_rows:
             truncated = True
             break
-        kept.append(triple)
-    return BoundedResult("graph", triples=tuple(kept), truncated=truncated, seconds=time.monotonic() - started)
+        kept.append(tuple(item) if solutions else item)  # a solution iterates its values in order
+    if solutions:
+        return {"kind": "solutions", "variables": variables, "rows": tuple(kept), "truncated": truncated}
+    return {"kind": "graph", "triples": tuple(kept), "truncated": truncated}
 
 
 # Rows kept in Python are written out by pyoxigraph itself: an empty in-memory store answers
-# a query whose rows are numbered by VALUES and whose cells a custom function hands back,
-# so every term kind (blank nodes and triple terms included, which VALUES cannot hold) and
-# every results format come out exactly as pyoxigraph writes them.
+# a query that lists the rows in a VALUES block, so every results format comes out exactly
+# as pyoxigraph writes it. Blank nodes and triple terms cannot stand in VALUES: rows with
+# them are numbered by VALUES instead and a custom function hands back each cell.
 _CELL = ox.NamedNode("urn:kgstore:bounded-query:cell")
-_EMPTY = ox.Store()
+
+
+@functools.cache
+def _empty() -> ox.Store:
+    return ox.Store()  # in memory; only ever queried, from any thread
 
 
 def _replay(result: BoundedResult) -> ox.QuerySolutions | ox.QueryBoolean:
     if result.kind == "boolean":
-        return _EMPTY.query("ASK {}" if result.boolean else "ASK { FILTER(false) }")
+        return _empty().query("ASK {}" if result.boolean else "ASK { FILTER(false) }")
     rows = result.rows
     if not result.variables:
         # SELECT with no variable: an empty solution per row; pyoxigraph has no query that
         # repeats one, so one empty row stands for any number (the count is in len(result)).
-        return _EMPTY.query("SELECT * WHERE {}" if rows else "SELECT * WHERE { FILTER(false) }")
+        return _empty().query("SELECT * WHERE {}" if rows else "SELECT * WHERE { FILTER(false) }")
+    projection = " ".join(f"?{v}" for v in result.variables)
+    if not any(isinstance(t, (ox.BlankNode, ox.Triple)) for row in rows for t in row):
+        # str() of an IRI or literal is its N-Triples form, which SPARQL reads back as it was.
+        data = " ".join("(" + " ".join("UNDEF" if t is None else str(t) for t in row) + ")" for row in rows)
+        return _empty().query(f"SELECT {projection} WHERE {{}} VALUES ({projection}) {{ {data} }}")
 
     def cell(row: ox.Literal, column: ox.Literal) -> Term | None:
         return rows[int(row.value)][int(column.value)]
@@ -184,11 +232,10 @@ def _replay(result: BoundedResult) -> ox.QuerySolutions | ox.QueryBoolean:
     row_var = "?kgstore_row"
     while row_var[1:] in result.variables:
         row_var += "_"
-    projection = " ".join(f"?{v}" for v in result.variables)
     binds = " ".join(f"BIND(<{_CELL.value}>({row_var}, {j}) AS ?{v})" for j, v in enumerate(result.variables))
     numbers = " ".join(map(str, range(len(rows))))
     query = f"SELECT {projection} WHERE {{ VALUES {row_var} {{ {numbers} }} {binds} }}"
-    return _EMPTY.query(query, custom_functions={_CELL: cell})
+    return _empty().query(query, custom_functions={_CELL: cell})
 
 
-__all__ = ["run_bounded", "BoundedResult", "QueryPool", "default_pool", "DEFAULT_WORKERS"]
+__all__ = ["run_bounded", "run_bounded_async", "BoundedResult", "QueryPool", "default_pool", "DEFAULT_WORKERS"]

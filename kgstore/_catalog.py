@@ -355,6 +355,11 @@ class Catalog:
         return {"run_id": row[0], "status": row[1], "offset": row[2], "line": row[3], "counts": json.loads(row[4])}
 
     @staticmethod
+    def drop_run(con, run_id: int) -> None:
+        """Delete a run that committed nothing (the file was in another format)."""
+        con.execute("DELETE FROM ingest_runs WHERE run_id = ?", [run_id])
+
+    @staticmethod
     def forget_runs(con, checksum: str, fmt: str) -> None:
         """--force: drop what earlier runs of this file put in the catalog's tables."""
         ids = [r[0] for r in con.execute(

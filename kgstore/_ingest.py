@@ -14,7 +14,8 @@ from ._catalog import Catalog
 from ._pipeline import PreparedBatch, prepared_batches, use_worker
 from ._registry import loader_for
 from ._store import Store
-from .errors import TooManyErrorsError, TruncatedInputError
+from ._sniff import guess_format, head_lines
+from .errors import FormatMismatchError, TooManyErrorsError, TruncatedInputError
 from .records import Checkpoint, LoadOptions
 
 
@@ -121,7 +122,9 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
         # groups (_Committer); closing the stream stops the worker, whatever ends the loop.
         with contextlib.closing(prepared_batches(loader, path, options, start, run_id, worker=worker)) as batches:
             try:
-                for batch in batches:
+                for number, batch in enumerate(batches):
+                    if number == 0 and start is None:
+                        _check_first_batch(batch, path, fmt)
                     report(committer.add(batch))
                     if max_errors is not None and committer.pending["rejected"] > max_errors:
                         report(committer.finish())
@@ -143,6 +146,10 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
             Catalog.end_run(con, run_id, "failed", str(exc))
         summary.error = str(exc)
         raise
+    except FormatMismatchError:
+        with store.catalog.transaction() as con:
+            Catalog.drop_run(con, run_id)  # nothing was committed: leave no trace of the run
+        raise
     except KeyboardInterrupt:
         with store.catalog.transaction() as con:
             Catalog.end_run(con, run_id, "interrupted", "interrupted by the user")
@@ -151,6 +158,15 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
         summary.counts = dict(counts)
         summary.seconds = time.monotonic() - started
     return summary
+
+
+def _check_first_batch(batch: PreparedBatch, path: str, fmt: str) -> None:
+    """A first batch whose every line was rejected means the file is in another format:
+    stop before committing anything, and say which format it looks like."""
+    if batch.n_triples == 0 and batch.rejected and not batch.counts.get("entities"):
+        first = batch.rejected[0]
+        raise FormatMismatchError(path, fmt, len(batch.rejected), (first.line_no, first.reason),
+                                  guess_format(head_lines(path)))
 
 
 def _finalize(con, loader) -> None:

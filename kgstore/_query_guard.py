@@ -27,18 +27,19 @@ def keywords(sparql: str) -> list[tuple[str, int]]:
     return [(m.group("word").upper(), m.start("word")) for m in _TOKENS.finditer(sparql) if m.group("word")]
 
 
-def refused_operation(sparql: str, *, allow_service: bool = False) -> tuple[str, int] | None:
+def refused_operation(sparql: str, *, allow_service: bool = False,
+                      allow_update: bool = False) -> tuple[str, int] | None:
     """``(reason, offset)`` when ``sparql`` is not a plain read query, else None.
 
-    ``SERVICE`` (federation) is refused unless ``allow_service``; ``LOAD`` and update
-    operations are always refused."""
+    ``SERVICE`` (federation) is refused unless ``allow_service``; ``LOAD`` always; update
+    operations unless ``allow_update`` (a writable rdflib Dataset)."""
     for word, offset in keywords(sparql):
         if word == "SERVICE" and not allow_service:
             return ("SERVICE (federated query) is refused: a query may not reach the network; "
                     "set [sparql] allow_service = true in kgstore.toml to allow it", offset)
         if word == "LOAD":
             return "LOAD is refused: a query may not fetch data from the network", offset
-        if word in UPDATE_KEYWORDS:
+        if word in UPDATE_KEYWORDS and not allow_update:
             return f"{word} is a SPARQL update; queries here only read", offset
     return None
 

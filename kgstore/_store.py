@@ -16,7 +16,7 @@ from ._query_guard import UPDATE_KEYWORDS, refused_operation
 from .errors import (KgstoreError, QueryError, QueryRefusedError, ReadOnlyError, StoreClosedError, StoreError,
                      StoreLockedError, StoreNotFoundError)
 from .records import Triple
-from .terms import ntriples
+from .terms import ntriples, shorten
 
 OXIGRAPH_DIR = "oxigraph"
 LOCK_NAME = ".writer.lock"
@@ -60,6 +60,19 @@ class EntityView:
     is_mediator: bool
     facts: list[Fact] = field(default_factory=list)
     incoming: int = 0
+
+    def to_dict(self, prefixes: dict[str, str]) -> dict[str, Any]:
+        """The JSON of `kgstore entity --format json` and the server's ``/entity``: facts
+        with labels where known, IRIs shortened with ``prefixes`` otherwise."""
+        facts = [{
+            "relation": f.relation_label or shorten(f.relation_iri, prefixes),
+            "relation_id": f.relation_id or shorten(f.relation_iri, prefixes),
+            "value": f.value if f.value_is_literal else (f.value_label or shorten(f.value, prefixes)),
+            "value_iri": None if f.value_is_literal else f.value,
+        } for f in self.facts]
+        return {"iri": self.iri, "id": self.id, "label": self.label, "description": self.description,
+                "aliases": self.aliases, "popularity": self.popularity, "is_mediator": self.is_mediator,
+                "incoming": self.incoming, "facts": facts}
 
 
 class Store:
@@ -196,6 +209,24 @@ class Store:
             raise QueryError(f"SPARQL syntax error: {exc}") from exc
         except OSError as exc:
             raise QueryError(f"SPARQL query failed: {exc}") from exc
+
+    def rdflib(self, *, writable: bool = False):
+        """An ``rdflib.Dataset`` over this store's triples (needs the ``rdflib`` extra).
+
+        rdflib programs (SPARQL through rdflib, serializers, pySHACL) read the store without
+        a copy; the store's prefixes are bound. Read-only unless ``writable=True`` (on a
+        store opened for writing): writes through rdflib bypass the catalog, so labels,
+        facts and the search index do not see them. SERVICE and LOAD are refused as in
+        :meth:`query`. The Dataset holds the Oxigraph store open (rdflib's objects refer to
+        each other, so only the garbage collector frees it): drop it (``del``, and
+        ``gc.collect()`` before another process opens the store) when you close the Store."""
+        self._check_open()
+        try:
+            from ._rdflib import rdflib_dataset
+        except ModuleNotFoundError as exc:
+            raise ModuleNotFoundError(f"Store.rdflib() needs the rdflib extra ({exc.name} is missing): "
+                                      "pip install 'kgstore[rdflib]'", name=exc.name) from exc
+        return rdflib_dataset(self, writable=writable)
 
     def update(self, sparql: str) -> None:
         self._check_writable()

@@ -12,6 +12,7 @@
     │   └─ QueryTimeoutError       a query ran past its time limit (server, QA sandbox)
     ├─ IngestError
     │   ├─ UnknownFormatError      no loader of that name
+    │   ├─ FormatMismatchError     the file's first lines were all rejected: it is in another format
     │   ├─ MalformedRecordError    one bad line (recorded and skipped, raised only on demand)
     │   ├─ TooManyErrorsError      --max-errors was exceeded
     │   └─ TruncatedInputError     a compressed file ended early
@@ -116,6 +117,23 @@ class UnknownFormatError(IngestError):
         self.name = name
         self.known = list(known)
         super().__init__(f"unknown format {name!r}; choose one of: {', '.join(self.known)}")
+
+
+class FormatMismatchError(IngestError):
+    """Every line of the first batch was rejected: the file is not in ``fmt``. ``guess`` is
+    the format it looks like (None when it looks like none). Nothing is committed."""
+
+    exit_code = 2
+
+    def __init__(self, path, fmt: str, lines: int, first: tuple[int, str], guess: str | None):
+        self.path = str(path)
+        self.fmt = fmt
+        self.guess = guess
+        hint = (f"it looks like {guess}: try `kgstore ingest STORE {guess} {self.path}`" if guess and guess != fmt
+                else "it does not look like any format kgstore reads")
+        super().__init__(
+            f"{self.path}: the {fmt} loader rejected all of the first {lines} line(s) "
+            f"(line {first[0]}: {first[1]}); {hint}. Nothing was loaded.")
 
 
 class MalformedRecordError(IngestError):

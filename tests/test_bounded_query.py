@@ -21,6 +21,7 @@ N = 40
 TRIPLES = [Triple(f"{EX}s{i}", f"{EX}p", f"{EX}o{i % 7}") for i in range(N)] + [
     Triple(f"{EX}s0", f"{EX}name", "zero", literal=True, lang="en"),
     Triple(f"{EX}s1", f"{EX}age", "41", literal=True, datatype="http://www.w3.org/2001/XMLSchema#integer"),
+    Triple(f"{EX}s2", f"{EX}name", 'say "hi"\n\\ \x01 é\t', literal=True),  # escapes survive the replay
 ]
 CROSS = "SELECT * WHERE { ?a <http://example.org/p> ?x . ?b <http://example.org/p> ?y . ?c <http://example.org/p> ?z }"
 # Sorting the cross join yields no row until all of it is sorted: a long step with no row.
@@ -134,7 +135,7 @@ def test_timeout_on_a_query_streaming_rows_stops_the_worker(store, pool):
     started = time.monotonic()
     with pytest.raises(QueryTimeoutError, match="time limit of 0.2 s"):
         run_bounded(store, CROSS, timeout_s=0.2, max_rows=10**9, pool=pool)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 2.0
     # The worker stopped at its next row: the pool answers at once again.
     result = run_bounded(store, "ASK { ?s ?p ?o }", timeout_s=5, max_rows=1, pool=pool)
     assert result.boolean is True
@@ -150,7 +151,7 @@ def test_runaway_queries_occupy_at_most_the_pool(store):
         started = time.monotonic()
         with pytest.raises(QueryTimeoutError):
             run_bounded(store, "ASK { ?s ?p ?o }", timeout_s=0.1, max_rows=1, pool=pool)
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < 1.0  # well before the sort ahead of it ends
         busy = [t for t in threading.enumerate() if t.name.startswith("kgstore-query")]
         assert len([t for t in busy if t.is_alive()]) <= 1
     finally:
@@ -164,3 +165,30 @@ def test_bindings_and_result_record(store, pool):
     assert isinstance(result, BoundedResult)
     assert result.bindings() == [{"s": ox.NamedNode(f"{EX}s0"), "name": ox.Literal("zero", language="en")},
                                  {"s": ox.NamedNode(f"{EX}s1")}]
+
+
+def test_a_row_with_a_blank_node_and_one_without_replay_alike(pool, tmp_path):
+    with Store.init(tmp_path / "s") as st:
+        st.add_ntriples(b'_:b1 <http://example.org/p> "x" .\n<http://example.org/a> <http://example.org/p> "y" .\n')
+        query = "SELECT ?s ?o WHERE { ?s <http://example.org/p> ?o } ORDER BY ?o"
+        mixed = run_bounded(st, query, timeout_s=10, max_rows=10, pool=pool)
+        plain = run_bounded(st, query + " OFFSET 1", timeout_s=10, max_rows=10, pool=pool)
+        for fmt in (ox.QueryResultsFormat.JSON, ox.QueryResultsFormat.TSV):
+            assert plain.serialize(fmt) == st.query(query + " OFFSET 1").serialize(format=fmt)
+    doc = json.loads(mixed.serialize(ox.QueryResultsFormat.JSON))
+    assert [b["s"]["type"] for b in doc["results"]["bindings"]] == ["bnode", "uri"]
+
+
+def test_async_variant_answers_and_times_out(store, pool):
+    import asyncio
+
+    from kgstore import run_bounded_async
+
+    async def both():
+        ok = await run_bounded_async(store, "ASK { ?s ?p ?o }", timeout_s=5, max_rows=1, pool=pool)
+        with pytest.raises(QueryTimeoutError):
+            await run_bounded_async(store, CROSS, timeout_s=0.2, max_rows=10**9, pool=pool)
+        return ok
+
+    assert asyncio.run(both()).boolean is True
+    assert run_bounded(store, "ASK { ?s ?p ?o }", timeout_s=5, max_rows=1, pool=pool).boolean is True

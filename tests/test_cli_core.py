@@ -78,6 +78,26 @@ def test_sparql_refuses_update_text(demo_store):
     assert json.loads(run("stats", path, "--format", "json").output)["triples"] > 0
 
 
+SERVICE_QUERY = "SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }"
+
+
+@pytest.mark.parametrize("query, word", [(SERVICE_QUERY, "SERVICE (federated query) is refused"),
+                                         ("LOAD <http://example.org/data.ttl>", "LOAD is refused")])
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_sparql_refuses_network_reach_with_a_clear_error_and_no_traceback(demo_store, query, word, fmt):
+    """The issue's example, as a new user runs it: a real process, no host lookup, exit 5."""
+    import subprocess
+    import sys
+
+    path, _ = demo_store
+    code = "import sys; from kgstore.cli import main; sys.argv[0] = 'kgstore'; main()"
+    proc = subprocess.run([sys.executable, "-c", code, "sparql", str(path), query, "--format", fmt],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 5
+    assert proc.stderr.startswith(f"Error: {word}") and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
 def test_entity_shows_label_description_aliases_and_facts(demo_store):
     path, _ = demo_store
     result = run("entity", path, "Q42", "--format", "json")

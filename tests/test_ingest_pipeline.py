@@ -172,3 +172,46 @@ def test_a_loader_bug_in_the_worker_comes_back_as_itself(tmp_path, monkeypatch):
         assert any("parsing worker process" in note for note in getattr(info.value, "__notes__", []))
         assert store.triple_count() == 0  # the run stopped before its first commit
     assert _no_worker_left()
+
+
+# -- a file in another format than the one named ---------------------------------------------------
+@pytest.mark.parametrize("fmt, rel, guess", [
+    ("freebase", "formats/wikidata_json/wdtk_sample-dump-20150815.json.gz", "wikidata-json"),
+    ("wikidata-json", "formats/freebase_rdf/fb-rdf-10k-head.nt", "freebase"),
+    ("freebase", "qa/metaqa/kb_partial.txt", "tsv"),
+])
+def test_a_file_in_another_format_stops_with_the_format_it_looks_like(tmp_path, shared_data, fmt, rel, guess):
+    """The issue's `kgstore ingest STORE freebase some-wikidata.json.gz`: a clear error
+    naming the format the file looks like, exit 2, and nothing committed."""
+    from click.testing import CliRunner
+
+    from kgstore.cli import main
+
+    path = tmp_path / "s"
+    Store.init(path).close()
+    result = CliRunner().invoke(main, ["ingest", str(path), fmt, str(shared_data / rel)])
+    assert result.exit_code == 2
+    assert f"the {fmt} loader rejected all of the first" in result.output
+    assert f"it looks like {guess}: try `kgstore ingest STORE {guess} " in result.output
+    assert "Nothing was loaded." in result.output
+    with Store.open(path, read_only=True) as store:
+        stats = store.stats()
+    assert (stats["triples"], stats["ingest_runs"], stats["rejected_lines"]) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("head, guess", [
+    (['[', '{"type":"item","id":"Q1","claims":{}},'], "wikidata-json"),
+    (['{"entities": {"Q42": {}}}'], "wikidata-json"),
+    (['<http://www.wikidata.org/entity/Q42> <http://schema.org/name> "Douglas Adams"@en .'], "wikidata-rdf"),
+    (['@prefix wd: <http://www.wikidata.org/entity/> .'], "wikidata-rdf"),
+    (['<http://rdf.freebase.com/ns/m.0x> <http://rdf.freebase.com/ns/type.object.name> "x"@en .'], "freebase"),
+    (['ns:m.0x\tns:type.object.name\t"x"@en\t.'], "freebase"),
+    (["Kismet|directed_by|William Dieterle"], "tsv"),
+    (["Kismet\tdirected_by\tWilliam Dieterle"], "tsv"),
+    (["just some prose"], None),
+    ([], None),
+])
+def test_guess_format(head, guess):
+    from kgstore._sniff import guess_format
+
+    assert guess_format(head) == guess

@@ -234,17 +234,10 @@ def entity_cmd(ctx, store, ref, limit, fmt):
     if view is None:
         raise click.ClickException(f"no entity {ref!r} in {store}")
     pre = st.config.prefixes
-    facts = [{
-        "relation": f.relation_label or shorten(f.relation_iri, pre),
-        "relation_id": f.relation_id or shorten(f.relation_iri, pre),
-        "value": f.value if f.value_is_literal else (f.value_label or shorten(f.value, pre)),
-        "value_iri": None if f.value_is_literal else f.value,
-    } for f in view.facts]
+    doc = view.to_dict(pre)
+    facts = doc["facts"]
     if fmt == "json":
-        click.echo(json.dumps({"iri": view.iri, "id": view.id, "label": view.label,
-                               "description": view.description, "aliases": view.aliases,
-                               "popularity": view.popularity, "is_mediator": view.is_mediator,
-                               "incoming": view.incoming, "facts": facts}, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
         return
     click.echo(f"{view.label or '(no label)'}  [{shorten(view.iri, pre)}]")
     if view.description:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 
 import click
@@ -12,7 +11,6 @@ from ..terms import shorten
 from ._common import STORE_ARG, emit_rows, format_option, is_interactive, open_store, stderr_console
 
 KIND_NAMES = ("entities", "relations", "uris", "statements", "triples")  # = indexer.KINDS, without importing it
-_BRACKETS = re.compile(r"\[([^\[\]]+)\]")
 
 
 def _split_kinds(ctx, param, value):
@@ -179,11 +177,7 @@ def link_cmd(ctx, store, text, k, no_vectors, fmt):
 
     st = open_store(ctx, store)
     index = Index.open(st)
-    mentions = _BRACKETS.findall(text)
-    if mentions:
-        candidates = [c for m in mentions for c in index.link(m, k, vectors=not no_vectors)]
-    else:
-        candidates = index.link_question(text, k)
+    candidates = index.link_text(text, k, vectors=not no_vectors)
     if fmt == "json":
         click.echo(json.dumps([c.to_dict() for c in candidates], ensure_ascii=False, indent=2))
         return

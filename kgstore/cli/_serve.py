@@ -1,0 +1,76 @@
+"""`kgstore serve`: the store over HTTP (SPARQL 1.1 Protocol and JSON endpoints)."""
+from __future__ import annotations
+
+import ipaddress
+
+import click
+
+from ._common import STORE_ARG
+
+
+@click.command("serve")
+@STORE_ARG
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind. Anything but loopback exposes the store to the network: add --token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=7878, show_default=True)
+@click.option("--token", envvar="KGSTORE_TOKEN", default=None,
+              help="Require 'Authorization: Bearer TOKEN' on every request but /health (or set KGSTORE_TOKEN).")
+@click.option("--cors", "cors", multiple=True, metavar="ORIGIN",
+              help="Allow browser pages from ORIGIN (repeatable). CORS is off by default.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), default=None,
+              help="Seconds a SPARQL query may run (default: [sparql] timeout_s in kgstore.toml, 30).")
+@click.option("--max-rows", type=click.IntRange(0), default=None,
+              help="Rows a SPARQL result keeps at most; more are cut and the X-Kgstore-Truncated header "
+                   "says so (default: [sparql] max_rows, 10000).")
+@click.option("--max-body", "max_body_bytes", type=click.IntRange(1), default=1_000_000, show_default=True,
+              help="Largest request body in bytes; larger ones get 413.")
+@click.option("--query-workers", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Threads that run SPARQL queries (a query past its limit keeps one until its next row).")
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+              default="info", show_default=True)
+def serve_cmd(store, host, port, token, cors, timeout_s, max_rows, max_body_bytes, query_workers, log_level):
+    """Serve STORE over HTTP, read-only, until Ctrl-C.
+
+    \b
+    Endpoints (http://127.0.0.1:7878 by default):
+      /sparql          SPARQL 1.1 Protocol: GET ?query=, POST form, POST application/sparql-query;
+                       results as JSON (default), XML, CSV, TSV; graphs as Turtle or N-Triples
+      /search          ?q=TEXT&kind=triples|entities|relations|statements|uris&k=10
+      /link            ?q=QUESTION or ?q=[mention]&k=10
+      /entity/ID       an entity's label, description, aliases and facts (Q42, wd:Q42, an IRI)
+      /ask             POST {"question": "...", "method": "pseudo-graph"}: the JSON of `kgstore ask`
+      /stats /health   counts; liveness
+      /reload          POST: serve the data written since start (by `kgstore ingest`)
+
+    \b
+    The server keeps serving the snapshot it opened; `kgstore ingest` may write meanwhile,
+    and POST /reload picks the new data up. Updates, LOAD and SERVICE are refused (403;
+    SERVICE is allowed by [sparql] allow_service = true in kgstore.toml).
+
+    \b
+    Examples:
+      kgstore serve ./mystore
+      curl -H 'Accept: application/sparql-results+json' \\
+           'http://127.0.0.1:7878/sparql?query=SELECT+*+WHERE+{+?s+?p+?o+}+LIMIT+3'
+      curl 'http://127.0.0.1:7878/search?kind=triples&q=mountains+in+Nepal&k=5'
+    """
+    try:
+        from ..server import ServeOptions, serve
+    except ModuleNotFoundError as exc:
+        raise click.ClickException(f"`kgstore serve` needs the serve extra ({exc.name} is missing): "
+                                   "pip install 'kgstore[serve]'") from exc
+    if not _is_loopback(host) and not token:
+        click.echo(f"Warning: serving on {host} without --token: anyone who can reach this address "
+                   "can read the store.", err=True)
+    options = ServeOptions(host=host, port=port, token=token, cors_origins=tuple(cors), timeout_s=timeout_s,
+                           max_rows=max_rows, max_body_bytes=max_body_bytes, query_workers=query_workers)
+    serve(store, options, log_level=log_level, announce=lambda line: click.echo(line, err=True))
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

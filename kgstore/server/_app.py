@@ -1,0 +1,311 @@
+"""The ASGI app: the SPARQL 1.1 Protocol on /sparql and JSON endpoints for what SPARQL
+cannot do (/search, /link, /entity/{id}, /ask, /stats, /health, /reload).
+
+Blocking work never runs on the event loop: SPARQL goes to the query pool
+(:func:`kgstore.run_bounded_async`), catalog and index lookups to a thread one at a
+time, and /ask to a thread one question at a time (requests queue for the model).
+"""
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import os
+from typing import Any
+
+import anyio
+import pyoxigraph as ox
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from .._bounded_query import run_bounded_async
+from ..errors import (KgstoreError, LLMUnavailableError, QueryError, QueryRefusedError, QueryTimeoutError, QAError,
+                      StoreClosedError, StoreLockedError, VectorIndexError)
+from ._protocol import ProtocolError, choose_format, offered_media_types, parse_request
+from ._state import BadRequest, ServeOptions, ServerState
+
+TRUNCATED_HEADER = "X-Kgstore-Truncated"
+MAX_ROWS_HEADER = "X-Kgstore-Max-Rows"
+INLINE_ROWS = 200  # results up to this size are written on the event loop itself
+KINDS = ("entities", "relations", "uris", "statements", "triples")  # = indexer.KINDS, without importing torch
+
+# Status for each error of kgstore.errors (the most specific class listed wins).
+_STATUS: list[tuple[type[Exception], int]] = [
+    (QueryRefusedError, 403), (QueryTimeoutError, 503), (QueryError, 400), (BadRequest, 400),
+    (VectorIndexError, 409), (LLMUnavailableError, 503), (QAError, 400), (StoreClosedError, 503),
+    (StoreLockedError, 503),
+    (KgstoreError, 500),
+]
+
+
+def create_app(store_path: str | os.PathLike, options: ServeOptions | None = None, *, llm=None) -> Starlette:
+    """The app serving the store at ``store_path``. ``llm`` replaces the store's configured
+    model for /ask (tests pass a ``qa.ScriptedLLM``)."""
+    state = ServerState(store_path, options or ServeOptions(), llm=llm)
+    routes = [
+        Route("/sparql", _sparql, methods=["GET", "POST"]),
+        # The paths of `oxigraph serve`, so clients configured for it work here too.
+        Route("/query", _sparql, methods=["GET", "POST"]),
+        Route("/update", _update, methods=["GET", "POST"]),
+        Route("/search", _search, methods=["GET"]),
+        Route("/link", _link, methods=["GET"]),
+        Route("/entity/{ref:path}", _entity, methods=["GET"]),
+        Route("/ask", _ask, methods=["POST"]),
+        Route("/stats", _stats, methods=["GET"]),
+        Route("/health", _health, methods=["GET"]),
+        Route("/reload", _reload, methods=["POST"]),
+    ]
+    middleware = []
+    if state.options.cors_origins:
+        middleware.append(Middleware(CORSMiddleware, allow_origins=list(state.options.cors_origins),
+                                     allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"],
+                                     expose_headers=[TRUNCATED_HEADER, MAX_ROWS_HEADER]))
+    middleware.append(Middleware(_Guard, token=state.options.token, max_body_bytes=state.options.max_body_bytes))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        state.close()
+
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.kg = state
+    return app
+
+
+def _state(request: Request) -> ServerState:
+    return request.app.state.kg
+
+
+def _status_of(exc: Exception) -> int:
+    return next(status for cls, status in _STATUS if isinstance(exc, cls))
+
+
+# -- SPARQL ------------------------------------------------------------------------------------
+async def _sparql(request: Request) -> Response:
+    state = _state(request)
+    try:
+        body = await request.body() if request.method == "POST" else b""
+        parsed = parse_request(request.method, request.headers.get("content-type"),
+                               _multi(request.query_params.multi_items()), body)
+        result = await run_bounded_async(state.snapshot.lookup, parsed.query, timeout_s=state.timeout_s,
+                                         max_rows=state.max_rows, default_graph=parsed.default_graphs,
+                                         named_graphs=parsed.named_graphs, pool=state.pool)
+    except ProtocolError as exc:
+        return PlainTextResponse(exc.message + "\n", status_code=exc.status)
+    except (QueryError, StoreClosedError) as exc:
+        return PlainTextResponse(str(exc) + "\n", status_code=_status_of(exc))
+    fmt = choose_format(request.headers.get("accept"), result.kind)
+    if fmt is None:
+        return PlainTextResponse(f"none of the accepted media types can be written for this query; "
+                                 f"offered: {', '.join(offered_media_types(result.kind))}\n", status_code=406)
+    prefixes = state.snapshot.lookup.config.prefixes if result.kind == "graph" else None
+    if len(result) <= INLINE_ROWS:  # well under a millisecond: a thread hop would cost more
+        body = result.serialize(fmt, prefixes=prefixes)
+    else:
+        body = await anyio.to_thread.run_sync(lambda: result.serialize(fmt, prefixes=prefixes))
+    headers = {"Vary": "Accept"}
+    if result.truncated:
+        headers[TRUNCATED_HEADER] = "true"
+        headers[MAX_ROWS_HEADER] = str(state.max_rows)
+    return Response(body, media_type=fmt.media_type, headers=headers)
+
+
+async def _update(request: Request) -> Response:
+    return PlainTextResponse("SPARQL updates are refused: this server is read-only\n", status_code=403)
+
+
+def _multi(items) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for key, value in items:
+        out.setdefault(key, []).append(value)
+    return out
+
+
+# -- JSON endpoints -----------------------------------------------------------------------------
+async def _lookup(request: Request, work, *, not_found: str | None = None) -> Response:
+    """Run ``work(state, snapshot)`` in a thread, one at a time (the catalog is not
+    thread-safe), and answer its value as JSON, or the error as JSON; a None value is
+    404 with ``not_found`` as the message."""
+    state = _state(request)
+    snapshot = state.snapshot
+
+    def locked():
+        with state.lookup_lock:
+            return work(state, snapshot)
+
+    try:
+        value = await anyio.to_thread.run_sync(locked)
+    except (KgstoreError, BadRequest) as exc:
+        return _error(exc)
+    if value is None and not_found:
+        return JSONResponse({"error": not_found, "type": "NotFound"}, status_code=404)
+    return _json(value)
+
+
+async def _search(request: Request) -> Response:
+    text = request.query_params.get("q", "")
+    kind = request.query_params.get("kind", "triples")
+    try:
+        k = _int_param(request, "k", 10, 1, 1000)
+        if kind not in KINDS:
+            raise BadRequest(f"unknown kind {kind!r}; choose from: {', '.join(KINDS)}")
+        if not text.strip():
+            raise BadRequest("q= (the text to search for) is required")
+    except BadRequest as exc:
+        return _error(exc)
+    return await _lookup(request, lambda state, snap: [h.to_dict() for h in state.index(snap).search(kind, text, k)])
+
+
+async def _link(request: Request) -> Response:
+    text = request.query_params.get("q", "")
+    try:
+        k = _int_param(request, "k", 10, 1, 1000)
+        if not text.strip():
+            raise BadRequest("q= (a mention or a question) is required")
+    except BadRequest as exc:
+        return _error(exc)
+    return await _lookup(request, lambda state, snap: [c.to_dict() for c in state.index(snap).link_text(text, k)])
+
+
+async def _entity(request: Request) -> Response:
+    ref = request.path_params["ref"]
+    try:
+        limit = _int_param(request, "limit", 200, 1, 10_000)
+    except BadRequest as exc:
+        return _error(exc)
+
+    def work(state, snap):
+        view = snap.lookup.entity(ref, max_facts=limit)
+        return None if view is None else view.to_dict(snap.lookup.config.prefixes)
+
+    return await _lookup(request, work, not_found=f"no entity {ref!r} in this store")
+
+
+async def _stats(request: Request) -> Response:
+    return await _lookup(request, lambda state, snap: {**snap.lookup.stats(), "snapshot": snap.generation})
+
+
+async def _health(request: Request) -> Response:
+    state = _state(request)
+    return _json({"status": "ok", "store": str(state.path), "snapshot": state.snapshot.generation,
+                  "timeout_s": state.timeout_s, "max_rows": state.max_rows})
+
+
+async def _reload(request: Request) -> Response:
+    state = _state(request)
+    try:
+        snapshot = await anyio.to_thread.run_sync(state.reload)
+    except KgstoreError as exc:
+        return _error(exc)
+    triples = await anyio.to_thread.run_sync(snapshot.lookup.triple_count)
+    return _json({"status": "reloaded", "snapshot": snapshot.generation, "triples": triples})
+
+
+async def _ask(request: Request) -> Response:
+    """The JSON of `kgstore ask --format json`. Requests queue for the one model."""
+    state = _state(request)
+    try:
+        doc = json.loads(await request.body() or b"{}")
+        if not isinstance(doc, dict):
+            raise BadRequest("the body must be a JSON object")
+        question = doc.get("question")
+        if not isinstance(question, str) or not question.strip():
+            raise BadRequest('"question" (a string) is required')
+        method = doc.get("method", "pseudo-graph")
+        options = doc.get("options") or {}
+        if not isinstance(options, dict):
+            raise BadRequest('"options" must be an object of method options')
+        allow_parametric = bool(doc.get("allow_parametric", False))
+        from qa import method_names
+
+        if method not in method_names():
+            from ..errors import UnknownMethodError
+
+            raise UnknownMethodError(method, method_names())
+        snapshot = state.snapshot
+        async with state.model_lock:
+            answer = await anyio.to_thread.run_sync(
+                lambda: state.method(snapshot, method, options).answer(question, allow_parametric=allow_parametric))
+    except ValueError as exc:  # json.JSONDecodeError included
+        return _error(BadRequest(f"the body is not valid JSON: {exc}"))
+    except (KgstoreError, BadRequest) as exc:
+        return _error(exc)
+    return Response(json.dumps(answer.to_dict(trace=True), ensure_ascii=False, default=str),
+                    media_type="application/json")
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"{name}= must be an integer, not {raw!r}") from None
+    if not low <= value <= high:
+        raise BadRequest(f"{name}= must be between {low} and {high}")
+    return value
+
+
+def _json(value: Any) -> Response:
+    return Response(json.dumps(value, ensure_ascii=False, default=str), media_type="application/json")
+
+
+def _error(exc: Exception) -> Response:
+    return JSONResponse({"error": str(exc), "type": type(exc).__name__}, status_code=_status_of(exc))
+
+
+# -- token and body size ----------------------------------------------------------------------------
+class _Guard:
+    """Pure ASGI middleware: the bearer token (all paths but /health) and the body size
+    limit (Content-Length checked up front, chunked bodies counted as they arrive)."""
+
+    def __init__(self, app, *, token: str | None, max_body_bytes: int):
+        self.app = app
+        self.token = token
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.token and scope["path"] != "/health" and scope["method"] != "OPTIONS":
+            given = headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+                response = PlainTextResponse("a valid 'Authorization: Bearer TOKEN' header is required\n",
+                                             status_code=401, headers={"WWW-Authenticate": "Bearer"})
+                return await response(scope, receive, send)
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
+            return await self._too_large(scope, receive, send)
+        seen = 0
+
+        async def counted():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body_bytes:
+                    raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _BodyTooLarge:
+            await self._too_large(scope, receive, send)
+
+    async def _too_large(self, scope, receive, send):
+        response = PlainTextResponse(f"the request body is larger than the limit of {self.max_body_bytes} bytes\n",
+                                     status_code=413, headers={"Connection": "close"})
+        await response(scope, receive, send)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+__all__ = ["create_app", "TRUNCATED_HEADER", "MAX_ROWS_HEADER"]
