@@ -19,7 +19,9 @@ from indexer import relation_phrases
 
 from ._retrieval import entity_edges, question_entities
 
-_VARS = ("?x", "?y", "?z")
+# The answer's variable says what it is; a small model keeps the chain's end and its middle
+# apart better than with ?x and ?y.
+_ANSWER, _MIDDLE = "?answer", "?m"
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class ExamplePath:
         given = self.start
         for i, hop in enumerate(self.hops):
             last = i == len(self.hops) - 1
-            answer = "what" if last else _VARS[1 + i]
+            answer = "what" if last else _MIDDLE
             parts.append(hop_phrase(hop, given, answer))
             given = answer
         return parts[0] + "?" if len(parts) == 1 else f"{parts[-1]}, where {', '.join(parts[:-1])}?"
@@ -56,21 +58,21 @@ class ExamplePath:
         node = f"[ENT: {self.start}]"
         patterns = []
         for i, hop in enumerate(self.hops):
-            nxt = _VARS[0] if i == len(self.hops) - 1 else _VARS[1 + i]
+            nxt = _ANSWER if i == len(self.hops) - 1 else _MIDDLE
             s, o = (nxt, node) if hop.backward else (node, nxt)
             patterns.append(f"{s} [REL: {hop.relation}] {o}")
             node = nxt
-        return f"SELECT DISTINCT ?x WHERE {{ {' . '.join(patterns)} }}"
+        return f"SELECT DISTINCT {_ANSWER} WHERE {{ {' . '.join(patterns)} }}"
 
     def plan(self) -> str:
         """The path as a plan in words, one step per hop, then the answer step."""
         lines = []
         given = f"[{self.start}]"
         for i, hop in enumerate(self.hops):
-            var = _VARS[0] if i == len(self.hops) - 1 else _VARS[1 + i]
+            var = _ANSWER if i == len(self.hops) - 1 else _MIDDLE
             lines.append(f"{i + 1}. Find {hop_phrase(hop, given, 'what')}, assign it to {var}.")
             given = var
-        lines.append(f"{len(self.hops) + 1}. The answer is ?x.")
+        lines.append(f"{len(self.hops) + 1}. The answer is {_ANSWER}.")
         return "\n".join(lines)
 
 
@@ -79,6 +81,8 @@ def hop_phrase(hop: Hop, given: str, answer: str) -> str:
     the end asked for: forward asks for the object, backward for the subject."""
     forward, backward = relation_phrases(hop.relation, hop.inverse_label)
     if hop.backward:  # asking for ?e1 given ?e2
+        if backward.startswith("?e2 is what ?e1"):  # "Tom Hanks is what what starred actors" reads badly
+            return f"{answer} {hop.relation} {given}"
         return backward.replace("?e1", answer).replace("?e2", given)
     return forward.replace("?e1", given).replace("?e2", answer)
 
@@ -130,21 +134,29 @@ def path_similarity(paths: Sequence[ExamplePath], hop_similarity: dict[str, floa
 
 
 def closest(paths: Sequence[ExamplePath], similarity: Sequence[float], n: int) -> list[ExamplePath]:
-    """The ``n`` paths most similar to the question, at most one per relation sequence
-    read either way, so the examples show different relations. Returned least similar
-    first: the closest example sits next to the question. (Forcing a two-hop example in
-    made the model chain a second hop onto one-hop questions.)"""
+    """The ``n`` paths most similar to the question, at most one per relation sequence, so
+    the examples show different relations: half of them one hop, half two hops (when there
+    are), so the model sees both shapes with the relations nearest the question. Returned
+    most similar first."""
     order = sorted(range(len(paths)), key=lambda i: -similarity[i])
     chosen: list[int] = []
     seen: set[tuple] = set()
+    quota = {1: n - n // 2, 2: n // 2}
     for i in order:
         key = tuple(h.relation for h in paths[i].hops)
-        if key in seen:
+        hops = len(paths[i].hops)
+        if key in seen or quota.get(hops, 0) == 0:
             continue
         seen.add(key)
+        quota[hops] -= 1
         chosen.append(i)
-        if len(chosen) == n:
+    for i in order:  # too few of one shape: fill up with the other
+        if len(chosen) >= n:
             break
+        key = tuple(h.relation for h in paths[i].hops)
+        if i not in chosen and key not in seen:
+            seen.add(key)
+            chosen.append(i)
     return [paths[i] for i in sorted(chosen, key=lambda i: -similarity[i])]
 
 

@@ -107,15 +107,30 @@ def parse_placeholder_query(text: str) -> PlaceholderQuery:
     filter_entities = [n for kind, n in _PLACEHOLDER.findall(filt or "") if kind.upper() == "ENT"]
     if filt and any(kind.upper() == "REL" for kind, _ in _PLACEHOLDER.findall(filt)):
         raise PlaceholderSyntaxError("a FILTER cannot hold a relation placeholder")
-    used = {n.text for p in patterns for n in (p.subject, p.object) if not n.entity}
-    answer = _VAR.findall(projection)[0]
-    if answer not in used and used:
-        # the model projected a variable no pattern binds ("SELECT ?x ... { A [REL] ?y }"):
-        # the answer is what the last pattern reaches
-        last = patterns[-1]
-        reached = last.object if not last.object.entity else last.subject
-        projection = projection.replace(answer, reached.text)
+    projection = _project_chain_end(projection, patterns)
     return PlaceholderQuery(projection, patterns, filt, (m.group("tail") or "").strip() or None, filter_entities)
+
+
+def _project_chain_end(projection: str, patterns: list[Pattern]) -> str:
+    """The variable a question asks for is where the chain of patterns ends. A small model
+    often projects the wrong one: a variable no pattern binds ("SELECT ?x ... { A [REL] ?y }"),
+    or the chain's middle ("SELECT ?x ... { ?x [REL] A . ?x [REL] ?y }", where ?y, bound
+    once and never used again, is what the second pattern was written to find). Then the
+    last variable that only one pattern binds is projected instead."""
+    uses: dict[str, int] = {}
+    for p in patterns:
+        for n in (p.subject, p.object):
+            if not n.entity:
+                uses[n.text] = uses.get(n.text, 0) + 1
+    answer = _VAR.findall(projection)[0]
+    if not uses or uses.get(answer) == 1:
+        return projection
+    ends = [v for v in uses if uses[v] == 1 and v != answer]
+    if answer in uses and (len(patterns) < 2 or not ends):
+        return projection
+    if not ends:
+        ends = list(uses)
+    return projection.replace(answer, ends[-1])
 
 
 _VARIABLE_LIKE = re.compile(r"^\??[a-z][0-9]?$")

@@ -156,6 +156,10 @@ def test_placeholder_query_parse_build_and_repairs():
     repaired = parse_placeholder_query("SELECT DISTINCT ?x WHERE { [ENT: Frits Philips] [REL: mother] [ENT: y] . "
                                        "[ENT: y] [REL: heir] ?z }")
     assert repaired.entities() == ["Frits Philips"] and repaired.answer_var == "?z"
+    # the chain's middle projected: the variable only the last pattern binds is the answer
+    middle = parse_placeholder_query("SELECT DISTINCT ?x WHERE { ?x [REL: starred actors] [ENT: Rade Serbedzija] . "
+                                     "?x [REL: starred actors] ?y }")
+    assert middle.answer_var == "?y"
     with pytest.raises(PlaceholderSyntaxError, match="subject \\[REL: ...\\] object"):
         parse_placeholder_query("SELECT ?x WHERE { [ENT: Andes] ?x }")
 
@@ -184,15 +188,16 @@ def test_examples_are_real_paths_scored_hop_by_hop():
     second = {"C1": [Edge("C1", "p36", "S", "Chile", "capital", "Santiago", False)]}
     paths = example_paths("Andes", "A", edges, second)
     assert [p.sparql() for p in paths] == [
-        "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }",
-        "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?y . ?y [REL: capital] ?x }",
-        "SELECT DISTINCT ?x WHERE { ?x [REL: mountain range] [ENT: Andes] }"]
-    assert paths[1].plan() == ("1. Find what is the country of [Andes], assign it to ?y.\n"
-                               "2. Find what is the capital of ?y, assign it to ?x.\n3. The answer is ?x.")
+        "SELECT DISTINCT ?answer WHERE { [ENT: Andes] [REL: country] ?answer }",
+        "SELECT DISTINCT ?answer WHERE { [ENT: Andes] [REL: country] ?m . ?m [REL: capital] ?answer }",
+        "SELECT DISTINCT ?answer WHERE { ?answer [REL: mountain range] [ENT: Andes] }"]
+    assert paths[1].plan() == ("1. Find what is the country of [Andes], assign it to ?m.\n"
+                               "2. Find what is the capital of ?m, assign it to ?answer.\n3. The answer is ?answer.")
     sims = {t: 0.9 if "country" in t else 0.1 for p in paths for t in hop_texts(p)}
     scores = path_similarity(paths, sims)
     assert scores == pytest.approx([0.9, 0.5, 0.1])  # a two-hop path is as relevant as its hops on average
-    assert closest(paths, scores, 2) == [paths[0], paths[1]]
+    assert closest(paths, scores, 2) == [paths[0], paths[1]]  # one of each shape, most similar first
+    assert closest(paths, scores, 3) == [paths[0], paths[1], paths[2]]
 
 
 def test_cascade_falls_back_to_pseudo_graph_only_when_pgmr_finds_no_rows(store):
