@@ -137,13 +137,14 @@ _VARIABLE_LIKE = re.compile(r"^\??[a-z][0-9]?$")
 
 
 def _repair(patterns: list[Pattern]) -> list[Pattern]:
-    """Slips a small model makes that have one reading: ``[ENT: y]`` is the variable ``?y``."""
+    """Slips a small model makes that have one reading: ``[ENT: y]`` is the variable ``?y``,
+    and a pattern written twice is one pattern."""
     def fix(node: Node) -> Node:
         if node.entity and _VARIABLE_LIKE.match(node.text):
             return Node("?" + node.text.lstrip("?"), False)
         return node
 
-    return [Pattern(fix(p.subject), p.relation, fix(p.object)) for p in patterns]
+    return list(dict.fromkeys(Pattern(fix(p.subject), p.relation, fix(p.object)) for p in patterns))
 
 
 def _pattern(text: str) -> Pattern:
