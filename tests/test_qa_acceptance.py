@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
 
 def ask(store, question):
-    result = CliRunner().invoke(main, ["ask", str(store), question, "--format", "json"])
+    result = CliRunner().invoke(main, ["ask", str(store), question, "-m", "pseudo-graph", "--format", "json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.output)
 

@@ -32,7 +32,7 @@ def test_ask_json_has_the_documented_keys(demo_store):
 
 
 def test_ask_table_shows_answer_evidence_and_trace(demo_store):
-    result, _ = run(["ask", str(demo_store), QUESTION, "--trace"], [CYPHER, VERIFIED, ANSWER])
+    result, _ = run(["ask", str(demo_store), QUESTION, "--trace", "-m", "pseudo-graph"], [CYPHER, VERIFIED, ANSWER])
     assert result.exit_code == 0, result.output
     assert "Answer: Andes  wd:Q5456" in result.output
     assert "Evidence" in result.output and "Peru (wd:Q419)" in result.output
@@ -41,24 +41,26 @@ def test_ask_table_shows_answer_evidence_and_trace(demo_store):
 
 
 def test_ask_refuses_an_entity_not_in_the_store(demo_store):
-    result, _ = run(["ask", str(demo_store), "Which countries do the Alps cover?"], [ALPS_CYPHER])
+    result, _ = run(["ask", str(demo_store), "Which countries do the Alps cover?", "-m", "pseudo-graph"],
+                    [ALPS_CYPHER])
     assert result.exit_code == 0, result.output
     assert "Refused (empty_ground_graph): not in the store" in result.output
 
 
 def test_ask_allow_parametric_flags_the_answer(demo_store):
     result, _ = run(["ask", str(demo_store), "Which countries do the Alps cover?", "--allow-parametric",
-                     "--format", "json"], [ALPS_CYPHER, "{France}"])
+                     "-m", "pseudo-graph", "--format", "json"], [ALPS_CYPHER, "{France}"])
     doc = json.loads(result.output)
     assert doc["answers"] == ["France"] and doc["parametric"] is True and doc["refused"] is False
 
 
 def test_ask_method_options_and_errors(demo_store):
-    result, _ = run(["ask", str(demo_store), QUESTION, "-o", "threshold=0.99", "--format", "json"], [CYPHER])
+    result, _ = run(["ask", str(demo_store), QUESTION, "-m", "pseudo-graph", "-o", "threshold=0.99",
+                     "--format", "json"], [CYPHER])
     assert json.loads(result.output)["refusal"]["reason"] == "empty_ground_graph"
     bad, _ = run(["ask", str(demo_store), QUESTION, "--method", "magic"], [])
     assert bad.exit_code == 2 and "unknown QA method 'magic'" in bad.output
-    typo, _ = run(["ask", str(demo_store), QUESTION, "-o", "treshold=0.5"], [])
+    typo, _ = run(["ask", str(demo_store), QUESTION, "-m", "pseudo-graph", "-o", "treshold=0.5"], [])
     assert typo.exit_code == 2 and "method pseudo-graph has no option 'treshold'" in typo.output
     assert "threshold (default 0.55)" in typo.output
     malformed, _ = run(["ask", str(demo_store), QUESTION, "-o", "threshold"], [])
@@ -71,7 +73,7 @@ def test_ask_without_an_index_fails_before_calling_the_model(tmp_path, sample_di
 
     with Store.init(tmp_path / "s") as store:
         kgstore.ingest(store, "wikidata-json", sample_dir / "sample-wikidata.json")
-    result, llm = run(["ask", str(tmp_path / "s"), QUESTION], [])
+    result, llm = run(["ask", str(tmp_path / "s"), QUESTION, "-m", "pseudo-graph"], [])
     assert result.exit_code == 10
     assert f"has no triple index yet; build it with `kgstore index {tmp_path / 's'}`" in result.output
     assert llm.calls == []

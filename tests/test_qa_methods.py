@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kgstore import Store
-from kgstore.errors import LLMRequestError, LLMUnavailableError, UnknownMethodError
+from kgstore.errors import LLMRequestError, LLMUnavailableError, UnknownMethodError, UnknownOptionError
 from kgstore.terms import WD, WDT
 from qa import QAContext, ScriptedLLM, make_method, method_names
 from qa._graph_text import parse_triple_lines
@@ -292,7 +292,7 @@ def test_registry_by_name():
         make_method("magic", QAContext(store=None, llm=ScriptedLLM([])))
     method = make_method("pseudo-graph", QAContext(store=None, llm=ScriptedLLM([])), threshold=0.5, top_k=5)
     assert (method.threshold, method.top_k, method.name) == (0.5, 5, "pseudo-graph")
-    with pytest.raises(TypeError):
+    with pytest.raises(UnknownOptionError, match="method io has no option 'top_k'; its options: answer_tokens"):
         make_method("io", QAContext(store=None, llm=ScriptedLLM([])), top_k=3)
 
 

@@ -50,7 +50,8 @@ def test_search_and_link_match_the_cli(demo_store):
 
 
 def test_ask_returns_the_json_of_kgstore_ask(demo_store):
-    expected = cli("ask", demo_store, QUESTION, "--format", "json", llm=ScriptedLLM([CYPHER, VERIFIED, ANSWER]))
+    expected = cli("ask", demo_store, QUESTION, "-m", "pseudo-graph", "--format", "json",
+                   llm=ScriptedLLM([CYPHER, VERIFIED, ANSWER]))
     llm = ScriptedLLM([CYPHER, VERIFIED, ANSWER])
     with LiveServer(demo_store, llm=llm) as live, httpx.Client(base_url=live.url, timeout=60) as c:
         response = c.post("/ask", json={"question": QUESTION, "method": "pseudo-graph"})

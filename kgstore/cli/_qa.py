@@ -68,7 +68,8 @@ def _status(message: str):
 @click.command("ask")
 @STORE_ARG
 @click.argument("question")
-@click.option("--method", "-m", default="pseudo-graph", show_default=True, metavar="NAME", help=_methods_help("QA method (default pseudo-graph)."))
+@click.option("--method", "-m", default=None, metavar="NAME",
+              help=_methods_help("QA method (default cascade: pgmr, then pseudo-graph when pgmr finds no rows)."))
 @click.option("--trace", is_flag=True, help="Show every intermediate step (prompts, outputs, retrieval, pruning).")
 @click.option("--allow-parametric", is_flag=True,
               help="When the store has no answer, let the model answer from its own knowledge (flagged as such).")
@@ -80,10 +81,12 @@ def ask_cmd(ctx, store, question, method, trace, allow_parametric, options, fmt)
     """Answer QUESTION from STORE, with the evidence triples it rests on, or refuse.
 
     \b
-    The pseudo-graph method (default) has the local LLM sketch the knowledge the question
-    needs as Cypher, looks every piece up in the semantic index, keeps the store facts that
-    match, lets the LLM correct its sketch against them, and answers only with entities or
-    values found in those facts. Otherwise it refuses ("not in the store").
+    The default, cascade, runs pgmr first: the local LLM writes the question's SPARQL with
+    placeholders ([ENT: Andes] [REL: country]), the store's memories resolve them, and the
+    executed query's rows are the answer. When no resolution returns rows, pseudo-graph
+    takes over: the LLM sketches the knowledge as Cypher, every piece is looked up in the
+    semantic index, and the answer must be an entity or value of the store facts found.
+    A name the store lacks is refused ("not in the store"), never guessed.
     It needs `kgstore index STORE` first. The LLM is configured in STORE/kgstore.toml [llm]
     (default: the packaged Qwen2.5-Coder-1.5B-Instruct GGUF, run in-process by llama.cpp).
 
@@ -93,6 +96,9 @@ def ask_cmd(ctx, store, question, method, trace, allow_parametric, options, fmt)
       kgstore ask ./mystore "Which countries does the Andes cover?" --trace
       kgstore ask ./mystore "..." --method qsm --format json
     """
+    from qa.methods import DEFAULT_METHOD
+
+    method = method or DEFAULT_METHOD
     if method not in _method_names():
         from kgstore.errors import UnknownMethodError
 

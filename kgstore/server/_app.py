@@ -215,7 +215,9 @@ async def _ask(request: Request) -> Response:
         question = doc.get("question")
         if not isinstance(question, str) or not question.strip():
             raise BadRequest('"question" (a string) is required')
-        method = doc.get("method", "pseudo-graph")
+        from qa.methods import DEFAULT_METHOD
+
+        method = doc.get("method", DEFAULT_METHOD)
         options = doc.get("options") or {}
         if not isinstance(options, dict):
             raise BadRequest('"options" must be an object of method options')

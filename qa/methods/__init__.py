@@ -27,6 +27,12 @@ METHODS: dict[str, tuple[str, str]] = {
 }
 
 
+# What `kgstore ask` (and the server's /ask) run when no method is named: the best measured
+# (README, "Scoring methods"). pgmr answers most sets best; where it finds no query that
+# returns rows, pseudo-graph still reads the facts, and a name the store lacks stays refused.
+DEFAULT_METHOD = "cascade"
+
+
 def method_names() -> list[str]:
     return list(METHODS)
 
@@ -61,5 +67,5 @@ def make_method(name: str, context: QAContext, **params) -> QAMethod:
     return method_class(name)(context, **params)
 
 
-__all__ = ["METHODS", "MethodRun", "QAContext", "QAMethod", "make_method", "method_class", "method_names",
+__all__ = ["METHODS", "DEFAULT_METHOD", "MethodRun", "QAContext", "QAMethod", "make_method", "method_class", "method_names",
            "method_options", "methods_help"]
