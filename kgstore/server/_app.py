@@ -14,7 +14,6 @@ import os
 from typing import Any
 
 import anyio
-import pyoxigraph as ox
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
