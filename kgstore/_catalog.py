@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import duckdb
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from ._columns import fact_mask, triple_columns
 from .errors import StoreLockedError
 from .records import EntityRecord, RejectedLine, RelationRecord, Triple
-from .terms import is_fact
 
 CATALOG_NAME = "catalog.duckdb"
 SCHEMA_VERSION = 1
@@ -170,16 +172,18 @@ class Catalog:
     @staticmethod
     def facts_table(triples: Sequence[Triple], run_id: int) -> pa.Table | None:
         """The statements rows of ``triples`` (None when none of them is a fact)."""
-        facts = [t for t in triples if is_fact(t)]
-        if not facts:
+        return Catalog.facts_of_columns(triple_columns(triples), run_id)
+
+    @staticmethod
+    def facts_of_columns(columns: pa.StructArray, run_id: int) -> pa.Table | None:
+        """The statements rows of triples given as :func:`kgstore._columns.triple_columns`."""
+        if not len(columns):
             return None
-        # One list per field: zip(*facts) is several times slower on big batches.
-        return pa.table([
-            pa.array([t.s for t in facts], pa.string()), pa.array([t.p for t in facts], pa.string()),
-            pa.array([t.o for t in facts], pa.string()), pa.array([t.literal for t in facts], pa.bool_()),
-            pa.array([t.datatype for t in facts], pa.string()), pa.array([t.lang for t in facts], pa.string()),
-            pa.array([run_id] * len(facts), pa.int32()),
-        ], schema=_STATEMENT_SCHEMA)
+        facts = pc.filter(columns, fact_mask(columns))
+        if not len(facts):
+            return None
+        return pa.Table.from_arrays(facts.flatten() + [pa.array(np.full(len(facts), run_id, np.int32))],
+                                    schema=_STATEMENT_SCHEMA)
 
     @staticmethod
     def entities_table(entities: Sequence[EntityRecord]) -> pa.Table | None:

@@ -73,16 +73,10 @@ def is_fact_predicate(p: str) -> bool:
 
 # Wikidata's RDF also describes its own bookkeeping: statement, value and reference nodes,
 # the dataset record of each entity, the dump, sitelink articles, "no value" classes. None
-# of it is a fact about the world, so the statements table leaves it out (Oxigraph has it).
+# of it is a fact about the world, so the statements table leaves it out (Oxigraph has it):
+# see kgstore._columns.fact_mask.
 BOOKKEEPING_SUBJECT_PREFIXES = (WDS, WDV, WDREF, WIKIDATA_ENTITY_DATA, WIKIBASE)
 BOOKKEEPING_CLASS_PREFIXES = (WIKIBASE, WDNO, SCHEMA + "Article", SCHEMA + "Dataset")
-
-
-def is_fact(t: Triple) -> bool:
-    """Whether ``t`` belongs in the catalog's statements table (a direct fact)."""
-    if not is_fact_predicate(t.p) or t.s.startswith(BOOKKEEPING_SUBJECT_PREFIXES):
-        return False
-    return t.p != RDF_TYPE or not t.o.startswith(BOOKKEEPING_CLASS_PREFIXES)
 
 
 def skolem_iri(scope: str, label: str) -> str:
