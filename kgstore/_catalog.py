@@ -295,11 +295,17 @@ class Catalog:
         """Derived columns after an ingest: entities referenced only as objects, relations
         seen only in facts, popularity and usage counts. Idempotent."""
         _dedupe_statements(con)
+        # One count of references per node serves both the nodes to add and their popularity
+        # (the two scans of the statements table were half of this method's time).
+        con.execute("""
+            CREATE TEMP TABLE _refs AS SELECT x, count(*) AS n FROM (
+                SELECT s AS x FROM statements UNION ALL SELECT o FROM statements WHERE NOT o_literal
+            ) GROUP BY x
+        """)
         con.execute("""
             INSERT INTO entities (iri, id)
-            SELECT DISTINCT x, regexp_extract(x, '[^/#]*$') FROM (
-                SELECT s AS x FROM statements UNION SELECT o FROM statements WHERE NOT o_literal
-            ) WHERE x NOT IN (SELECT iri FROM entities)
+            SELECT x, regexp_extract(x, '[^/#]*$') FROM _refs
+            WHERE x NOT IN (SELECT iri FROM entities)
               AND x NOT IN (SELECT iri FROM relations)
             ON CONFLICT DO NOTHING
         """)
@@ -309,13 +315,8 @@ class Catalog:
             WHERE p NOT IN (SELECT iri FROM relations)
             ON CONFLICT DO NOTHING
         """)
-        con.execute("""
-            UPDATE entities SET popularity = c.n FROM (
-                SELECT x, count(*) AS n FROM (
-                    SELECT s AS x FROM statements UNION ALL SELECT o FROM statements WHERE NOT o_literal
-                ) GROUP BY x
-            ) c WHERE entities.iri = c.x
-        """)
+        con.execute("UPDATE entities SET popularity = r.n FROM _refs r WHERE entities.iri = r.x")
+        con.execute("DROP TABLE _refs")
         con.execute("""
             UPDATE relations SET usage = c.n FROM (SELECT p, count(*) AS n FROM statements GROUP BY p) c
             WHERE relations.iri = c.p
@@ -373,6 +374,12 @@ def _dedupe_statements(con) -> None:
     """Make the statements table a set, as Oxigraph is: the same fact read twice (a repeated
     line, or two files that share facts) is kept once, under the earliest run. Checked at
     the end of each file rather than per batch, where it would need a join per batch."""
+    # Distinct hashes as many as rows prove the rows distinct, and counting them costs a
+    # third of counting distinct rows; only when hashes repeat are the rows compared.
+    total, hashes = con.execute(
+        "SELECT count(*), count(DISTINCT hash(s, p, o, o_literal, datatype, lang)) FROM statements").fetchone()
+    if total == hashes:
+        return
     total, distinct = con.execute("""
         SELECT (SELECT count(*) FROM statements),
                (SELECT count(*) FROM (SELECT DISTINCT s, p, o, o_literal, datatype, lang FROM statements))
