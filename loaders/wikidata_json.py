@@ -8,6 +8,9 @@ Input shapes, told apart by the file's first lines:
   rejected with its number and the rest loads; batches end on line boundaries, so a run
   resumes at a byte offset. A batch is ``options.batch_size`` lines, or fewer once it
   holds :data:`MAX_BATCH_TRIPLES` triples (big entities in full mode), which bounds memory.
+  In truthy mode a line is first decoded by msgspec into just the fields the mapping
+  reads (loaders/_wikidata_typed.py, :func:`typed_entity_records`); a line of another
+  shape goes the ordinary way (orjson, :func:`entity_to_records`).
 * a single document: a whole file holding one JSON value, possibly pretty-printed: an
   entity, Special:EntityData's / the API's ``{"entities": {"Q42": {...}}}``, or an array
   of entities. It is read whole (such files are small) and committed as one batch.
