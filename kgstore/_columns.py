@@ -1,9 +1,9 @@
-"""A batch's triples column by column (Arrow): their N-Triples text and which of them are
-catalog facts, computed by Arrow's kernels instead of triple by triple in Python.
+"""Triples column by column (Arrow): their N-Triples text and which of them are catalog
+facts, computed by Arrow's kernels instead of triple by triple in Python.
 
-Preparing a batch this way costs about half of what the per-triple Python did
-(``terms.ntriples`` and a list comprehension over ``is_fact``), and it runs in the
-ingest's parsing worker, the busier of the two processes. Pure functions.
+Preparing an ingest batch this way (in the parsing worker) costs about half of what the
+per-triple Python did: string formatting per triple and a fact test per triple. Pure
+functions.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ TRIPLE_TYPE = pa.struct([
     ("s", pa.string()), ("p", pa.string()), ("o", pa.string()), ("literal", pa.bool_()),
     ("datatype", pa.string()), ("lang", pa.string()),
 ])
-# What N-Triples escapes in a literal's text, as terms.ntriples_line does; backslash first.
+# What N-Triples escapes in a literal's text; backslash first.
 _ESCAPES = (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"))
 _NO_STRING = pa.scalar(None, pa.string())
 
@@ -31,7 +31,8 @@ def triple_columns(triples: Sequence[Triple]) -> pa.StructArray:
 
 
 def ntriples_bytes(columns: pa.StructArray) -> bytes:
-    """The N-Triples text of ``columns`` (what ``terms.ntriples`` gives for the same triples)."""
+    """The N-Triples text of ``columns``, a line per triple: an IRI object as ``<o>``, a
+    literal with its language tag, or else its datatype (none for xsd:string)."""
     if not len(columns):
         return b""
     s, p, o, literal, datatype, lang = columns.flatten()

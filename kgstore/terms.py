@@ -1,10 +1,8 @@
-"""IRIs, prefixes and N-Triples text for the vocabularies kgstore writes. Pure functions."""
+"""IRIs and prefixes of the vocabularies kgstore writes (N-Triples text: kgstore/_columns.py). Pure functions."""
 from __future__ import annotations
 
 import hashlib
 import re
-
-from .records import Triple
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -106,31 +104,8 @@ def shorten(iri: str, prefixes: dict[str, str] = DEFAULT_PREFIXES) -> str:
     return f"<{iri}>"
 
 
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_ESCAPE_RE = re.compile(r'[\\"\n\r\t]')
 _IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
-
-
-def _escape(text: str) -> str:
-    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], text)
 
 
 def iri_is_valid(iri: str) -> bool:
     return ":" in iri and not _IRI_BAD.search(iri)
-
-
-def ntriples_line(t: Triple) -> str:
-    """One N-Triples statement (with newline) for ``t``."""
-    if not t.literal:
-        obj = f"<{t.o}>"
-    elif t.lang:
-        obj = f'"{_escape(t.o)}"@{t.lang}'
-    elif t.datatype and t.datatype != XSD + "string":
-        obj = f'"{_escape(t.o)}"^^<{t.datatype}>'
-    else:
-        obj = f'"{_escape(t.o)}"'
-    return f"<{t.s}> <{t.p}> {obj} .\n"
-
-
-def ntriples(triples) -> bytes:
-    return "".join(map(ntriples_line, triples)).encode("utf-8")
