@@ -61,9 +61,9 @@ def _concatenated(strings: pa.Array) -> bytes:
 def fact_mask(columns: pa.StructArray) -> pa.BooleanArray:
     """Which triples belong in the catalog's statements table (the rule of
     ``terms.is_fact_predicate`` plus the bookkeeping subjects and classes)."""
-    s, p, o = columns.field("s"), columns.field("p"), columns.field("o")
+    s, p, o = columns.flatten()[:3]
     # Few distinct predicates: decide each once.
-    predicates = pc.dictionary_encode(p).combine_chunks() if isinstance(p, pa.ChunkedArray) else pc.dictionary_encode(p)
+    predicates = pc.dictionary_encode(p)
     kept = pa.array([is_fact_predicate(x) for x in predicates.dictionary.to_pylist()], pa.bool_())
     mask = pc.take(kept, predicates.indices)
     mask = pc.and_(mask, pc.invert(_starts_with_any(s, BOOKKEEPING_SUBJECT_PREFIXES)))
