@@ -1,7 +1,7 @@
 """Ingest benchmark: kgstore's Wikidata JSON ingest against pyoxigraph's raw bulk_load.
 
-    python bench/ingest.py                      # N=100,000 entities
-    python bench/ingest.py --entities 50000 --gzip --keep bench/out/50k
+    python bench/ingest.py                      # N = 50,000, 100,000 and 200,000 entities
+    python bench/ingest.py --entities 100000 --gzip --keep bench/out/100k
 
 In one run it
 
@@ -18,8 +18,11 @@ In one run it
    triples is there (ASK) while a sample of triples a correct load must not give
    (deprecated-rank values, non-English labels) is not.
 
-It prints triples/s for both, the ratio a/b, peak RSS and CPU seconds, and exits non-zero
-when the check fails. ``--keep DIR`` keeps the generated files and stores (and reuses the
+It prints triples/s for both, the ratio a/b, peak RSS and CPU seconds (split between
+the committing process and the parsing worker), and exits non-zero when a check fails.
+With several sizes it then prints a summary (is peak RSS flat as N grows?) and, from
+the rates at the largest N, an estimate for a full dump of 110M entities on this
+machine and on 16 cores. ``--keep DIR`` keeps the generated files and stores (and reuses the
 generated files when a later run asks for the same N, seed and compression). On a machine
 shared with other work, ``--repeat R`` times each job R times, alternating, and keeps
 each one's fastest run; the CPU seconds show the cost when the wall clock is noisy.
@@ -56,16 +59,24 @@ def _cpu_seconds() -> float:
 
 
 def _child_ingest(store_dir: str, dump: str) -> dict:
+    import resource
+
     from kgstore import Store, ingest
     from kgstore.records import LoadOptions
 
     Store.init(store_dir).close()
     cpu = _cpu_seconds()
+    own = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     with Store.open(store_dir) as store:
         summary = ingest(store, "wikidata-json", dump, options=LoadOptions(languages=("en",)))
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "cpu": _cpu_seconds() - cpu, "status": summary.status, "counts": summary.counts}
+    total = _cpu_seconds() - cpu
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    committing = (after.ru_utime + after.ru_stime) - (own.ru_utime + own.ru_stime)
+    # This process commits; the parsing worker is its (waited-for) child.
+    return {"seconds": seconds, "cpu": total, "cpu_committing": committing, "cpu_parsing": total - committing,
+            "status": summary.status, "counts": summary.counts}
 
 
 def _child_bulk_load(ox_dir: str, nt: str) -> dict:
@@ -191,13 +202,118 @@ def verify(store_dir: Path, expected: gen.GeneratedDump) -> list[str]:
     return problems
 
 
+# -- one size ------------------------------------------------------------------------------
+def measure(workdir: Path, entities: int, gzipped: bool, repeat: int) -> dict:
+    """Generate (or reuse) the dump of ``entities``, time (a) and (b), check (a)'s store."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    print(f"kgstore ingest benchmark: {entities:,} entities{' (gzip)' if gzipped else ''} in {workdir}")
+    dump, nt, expected, gen_seconds = generate(workdir, entities, gzipped)
+    print(f"  dump: {dump.stat().st_size / 2**20:,.1f} MiB on disk ({expected.json_bytes / 2**20:,.1f} MiB of JSON, "
+          f"{expected.json_bytes / max(1, expected.entities):,.0f} bytes/entity); expected: "
+          f"{expected.expected_triples:,} triples ({expected.expected_facts:,} wdt: facts)"
+          + (f"; generated in {gen_seconds:.1f} s" if gen_seconds else "; reused"))
+    a = b = None
+    for attempt in range(max(1, repeat)):
+        for name in ("store", "raw-oxigraph"):
+            shutil.rmtree(workdir / name, ignore_errors=True)
+        print(f"  (a) kgstore ingest ...  (load average {os.getloadavg()[0]:.1f})", end="", flush=True)
+        ra = run_child("ingest", str(workdir / "store"), str(dump))
+        print(f" {ra['seconds']:.1f} s;  (b) pyoxigraph bulk_load ... (load average {os.getloadavg()[0]:.1f})",
+              end="", flush=True)
+        rb = run_child("bulk_load", str(workdir / "raw-oxigraph"), str(nt))
+        print(f" {rb['seconds']:.1f} s  (load average {os.getloadavg()[0]:.1f})", flush=True)
+        a = ra if a is None or ra["seconds"] < a["seconds"] else a
+        b = rb if b is None or rb["seconds"] < b["seconds"] else b
+    problems = verify(workdir / "store", expected)
+
+    a_rate = expected.expected_triples / a["seconds"]
+    b_rate = b["triples"] / b["seconds"]
+    print()
+    print(f"  {'':28}{'seconds':>10}{'triples/s':>12}{'peak RSS':>12}{'CPU s':>8}")
+    for name, r, rate in (("(a) kgstore ingest", a, a_rate), ("(b) pyoxigraph bulk_load", b, b_rate)):
+        print(f"  {name:28}{r['seconds']:>10.1f}{rate:>12,.0f}{r['peak_rss_mib']:>9,.0f} MiB{r['cpu']:>8.1f}")
+    print(f"  ratio a/b: {a_rate / b_rate:.2f}   (entities/s in (a): {expected.entities / a['seconds']:,.0f}; "
+          f"CPU seconds b/a: {b['cpu'] / a['cpu']:.2f}; load average now: {os.getloadavg()[0]:.1f})")
+    print(f"  (a)'s CPU seconds: {a['cpu_committing']:.1f} committing (Oxigraph, DuckDB), "
+          f"{a['cpu_parsing']:.1f} parsing (the worker process)")
+    print(f"  ingest counts: {json.dumps(a['counts'], sort_keys=True)}")
+    if problems:
+        print(f"  CHECK FAILED ({len(problems)} problems):")
+        for p in problems[:20]:
+            print(f"    {p}")
+    else:
+        print(f"  check: OK ({expected.expected_triples:,} triples, {len(expected.samples)} present and "
+              f"{len(expected.absent)} absent triples spot-checked)")
+    return {"entities": entities, "a": a, "b": b, "ratio": a_rate / b_rate, "ok": not problems,
+            "json_bytes": expected.json_bytes, "load": os.getloadavg()[0]}
+
+
+# -- the estimate for a full dump ------------------------------------------------------------
+FULL_DUMP_ENTITIES = 110_000_000  # latest-all.json.bz2, take 110M entities
+BIG_MACHINE_CORES = 16
+
+
+def bz2_seconds_per_byte(sample: Path, size: int = 32 << 20) -> float:
+    """CPU seconds Python's bz2 takes per decompressed byte, on the start of ``sample``."""
+    import bz2
+    import gzip
+
+    with (gzip.open if sample.suffix == ".gz" else open)(sample, "rb") as f:
+        data = f.read(size)
+    packed = bz2.compress(data, 9)
+    started = time.process_time()
+    bz2.decompress(packed)
+    return (time.process_time() - started) / len(data)
+
+
+def estimate(result: dict, sample: Path, smallest: dict | None = None) -> None:
+    """What a full dump would take, from the measured rates at the largest size.
+
+    On this machine: the measured entities per second. On a machine of many cores, each
+    of the ingest's two processes has a core, so the process that needs more CPU per
+    entity sets the pace (Oxigraph's bulk load and DuckDB use more threads there, so this
+    errs long). A .bz2 dump adds its decompression to the parsing process: Python's bz2 is
+    single-threaded, so a dump decompressed first (``lbzip2 -d``, ``pbzip2 -d``, in
+    parallel) or re-packed as .gz avoids most of it.
+    """
+    n, a = result["entities"], result["a"]
+    here = a["seconds"] / n
+    committing, parsing = a["cpu_committing"] / n, a["cpu_parsing"] / n
+    bz2_cost = bz2_seconds_per_byte(sample) * result["json_bytes"] / n
+    big = max(committing, parsing)
+    big_bz2 = max(committing, parsing + bz2_cost)
+
+    def hours(per_entity: float) -> str:
+        return f"{per_entity * FULL_DUMP_ENTITIES / 3600:,.1f} h"
+
+    print(f"\nEstimate for a full dump ({FULL_DUMP_ENTITIES / 1e6:.0f}M entities of this shape, rates measured at "
+          f"N = {n:,}; Oxigraph's and DuckDB's cost per triple grows with the store, so these err short):")
+    print(f"  this machine ({os.cpu_count()} cores, load average {result['load']:.1f}): {hours(here)} for a plain "
+          f".json ({n / a['seconds']:,.0f} entities/s); reading the .bz2 directly adds about "
+          f"{hours(bz2_cost)} of decompression on the parsing side")
+    if smallest is not None and smallest["entities"] < n:
+        def per_entity(r: dict, job: str, key: str) -> float:
+            return r[job][key] / r["entities"]
+
+        print(f"  (CPU per entity grew x{per_entity(result, 'a', 'cpu_committing') / per_entity(smallest, 'a', 'cpu_committing'):.2f} "
+              f"committing, x{per_entity(result, 'a', 'cpu_parsing') / per_entity(smallest, 'a', 'cpu_parsing'):.2f} parsing "
+              f"and x{per_entity(result, 'b', 'cpu') / per_entity(smallest, 'b', 'cpu'):.2f} for raw bulk_load from "
+              f"N = {smallest['entities']:,} to {n:,}: a full dump costs more per entity than this)")
+    print(f"  {BIG_MACHINE_CORES} cores: {hours(big)} for a plain .json (the {'committing' if committing >= parsing else 'parsing'} "
+          f"process sets the pace: {committing * 1e3:.2f} vs {parsing * 1e3:.2f} CPU-ms per entity); "
+          f"{hours(big_bz2)} reading the .bz2 directly (bz2: {bz2_cost * 1e3:.2f} CPU-ms per entity)")
+
+
 # -- main ------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--entities", type=int, default=100_000, help="entities in the dump (default 100000)")
+    parser.add_argument("--entities", default="50000,100000,200000", metavar="N[,N...]",
+                        help="entities in the dump; several sizes, comma-separated, are measured one after "
+                             "the other (default 50000,100000,200000)")
     parser.add_argument("--gzip", action="store_true", help="write and ingest a .json.gz dump")
-    parser.add_argument("--keep", metavar="DIR", help="keep (and reuse) generated files and stores in DIR")
+    parser.add_argument("--keep", metavar="DIR", help="keep (and reuse) generated files and stores in DIR "
+                                                      "(one subfolder per size)")
     parser.add_argument("--repeat", type=int, default=1, metavar="R",
                         help="time (a) and (b) R times each, alternating, and keep each one's fastest run "
                              "(for a machine shared with other work; default 1)")
@@ -208,48 +324,32 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(CHILD_JOBS[job](*rest)))
         return 0
 
-    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kgstore-bench-"))
-    workdir.mkdir(parents=True, exist_ok=True)
     try:
-        print(f"kgstore ingest benchmark: {args.entities:,} entities{' (gzip)' if args.gzip else ''} in {workdir}")
-        dump, nt, expected, gen_seconds = generate(workdir, args.entities, args.gzip)
-        print(f"  dump: {dump.stat().st_size / 2**20:,.1f} MiB on disk ({expected.json_bytes / 2**20:,.1f} MiB of JSON, "
-              f"{expected.json_bytes / max(1, expected.entities):,.0f} bytes/entity); expected: "
-              f"{expected.expected_triples:,} triples ({expected.expected_facts:,} wdt: facts)"
-              + (f"; generated in {gen_seconds:.1f} s" if gen_seconds else "; reused"))
-        a = b = None
-        for attempt in range(max(1, args.repeat)):
-            for name in ("store", "raw-oxigraph"):
-                shutil.rmtree(workdir / name, ignore_errors=True)
-            print("  (a) kgstore ingest ...", end="", flush=True)
-            ra = run_child("ingest", str(workdir / "store"), str(dump))
-            print(f" {ra['seconds']:.1f} s;  (b) pyoxigraph bulk_load ...", end="", flush=True)
-            rb = run_child("bulk_load", str(workdir / "raw-oxigraph"), str(nt))
-            print(f" {rb['seconds']:.1f} s  (load average {os.getloadavg()[0]:.1f})", flush=True)
-            a = ra if a is None or ra["seconds"] < a["seconds"] else a
-            b = rb if b is None or rb["seconds"] < b["seconds"] else b
-        problems = verify(workdir / "store", expected)
-
-        a_rate = expected.expected_triples / a["seconds"]
-        b_rate = b["triples"] / b["seconds"]
-        print()
-        print(f"  {'':28}{'seconds':>10}{'triples/s':>12}{'peak RSS':>12}{'CPU s':>8}")
-        for name, r, rate in (("(a) kgstore ingest", a, a_rate), ("(b) pyoxigraph bulk_load", b, b_rate)):
-            print(f"  {name:28}{r['seconds']:>10.1f}{rate:>12,.0f}{r['peak_rss_mib']:>9,.0f} MiB{r['cpu']:>8.1f}")
-        print(f"  ratio a/b: {a_rate / b_rate:.2f}   (entities/s in (a): {expected.entities / a['seconds']:,.0f}; "
-              f"CPU seconds b/a: {b['cpu'] / a['cpu']:.2f}; load average now: {os.getloadavg()[0]:.1f})")
-        print(f"  ingest counts: {json.dumps(a['counts'], sort_keys=True)}")
-        if problems:
-            print(f"  CHECK FAILED ({len(problems)} problems):")
-            for p in problems[:20]:
-                print(f"    {p}")
-            return 1
-        print(f"  check: OK ({expected.expected_triples:,} triples, {len(expected.samples)} present and "
-              f"{len(expected.absent)} absent triples spot-checked)")
-        return 0
+        sizes = [int(x.replace("_", "")) for x in args.entities.split(",") if x.strip()]
+    except ValueError:
+        parser.error(f"--entities takes numbers separated by commas, not {args.entities!r}")
+    if not sizes or min(sizes) < 1:
+        parser.error("--entities needs at least one size of 1 or more")
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kgstore-bench-"))
+    results = []
+    try:
+        for n in sizes:
+            workdir = base / f"{n}" if len(sizes) > 1 or not args.keep else base
+            results.append(measure(workdir, n, args.gzip, args.repeat))
+            print()
+        if len(results) > 1:
+            print("Summary (peak RSS of the ingest's process tree should stay flat as N grows):")
+            print(f"  {'N':>9}{'ratio a/b':>11}{'CPU b/a':>9}{'peak RSS (a)':>14}{'check':>7}{'load':>6}")
+            for r in results:
+                print(f"  {r['entities']:>9,}{r['ratio']:>11.2f}{r['b']['cpu'] / r['a']['cpu']:>9.2f}"
+                      f"{r['a']['peak_rss_mib']:>10,.0f} MiB{'OK' if r['ok'] else 'FAILED':>7}{r['load']:>6.1f}")
+        reference = max(results, key=lambda r: r["entities"])
+        reference_dir = base / f"{reference['entities']}" if len(sizes) > 1 or not args.keep else base
+        estimate(reference, next(reference_dir.glob("dump.json*")), smallest=min(results, key=lambda r: r["entities"]))
+        return 0 if all(r["ok"] for r in results) else 1
     finally:
         if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":

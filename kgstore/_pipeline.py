@@ -38,14 +38,15 @@ from typing import Iterator
 import pyarrow as pa
 
 from ._catalog import Catalog
+from ._columns import ntriples_bytes, triple_columns
 from .errors import IngestError, KgstoreError
 from .records import Batch, Checkpoint, LoadOptions, Loader, RejectedLine, RelationRecord
-from .terms import ntriples
 
 WORKER_ENV = "KGSTORE_INGEST_WORKERS"
 WORKER_NAME = "kgstore-ingest-parser"
 WORKER_MIN_BYTES = 4 << 20
 QUEUE_BATCHES = 4
+GC_BATCHES = 8
 _POLL_SECONDS = 0.5
 
 
@@ -65,10 +66,11 @@ class PreparedBatch:
 
 
 def prepare(batch: Batch, run_id: int) -> PreparedBatch:
+    columns = triple_columns(batch.triples)
     return PreparedBatch(
         checkpoint=batch.checkpoint, raw_position=batch.raw_position, counts=batch.counts,
-        ntriples=ntriples(batch.triples), n_triples=len(batch.triples),
-        facts=Catalog.facts_table(batch.triples, run_id), entities=Catalog.entities_table(batch.entities),
+        ntriples=ntriples_bytes(columns), n_triples=len(batch.triples),
+        facts=Catalog.facts_of_columns(columns, run_id), entities=Catalog.entities_table(batch.entities),
         relations=list(batch.relations), rejected=list(batch.rejected),
     )
 
@@ -193,16 +195,18 @@ def _work(loader, path, options, start, run_id, reader, writer, parent: int) -> 
 
     # Parsing makes millions of short-lived containers, on which Python's cyclic garbage
     # collector spends a tenth of the time while finding nothing (JSON makes no cycles):
-    # collect once per batch instead, ignoring what was there before the fork.
+    # collect every few batches instead (each collection walks the batch the loader still
+    # holds), ignoring what was there before the fork.
     gc.freeze()
     gc.disable()
     if getattr(loader, "read_ahead", False):
         loader.read_ahead = False  # its read-ahead thread would only contend for this process's GIL
     try:
-        for batch in loader.batches(path, options, start):
+        for n, batch in enumerate(loader.batches(path, options, start), 1):
             send(pickle.dumps(("batch", prepare(batch, run_id)), protocol=pickle.HIGHEST_PROTOCOL))
             del batch
-            gc.collect()
+            if n % GC_BATCHES == 0:
+                gc.collect()
         send(pickle.dumps(("done",)))
     except BaseException as exc:  # noqa: BLE001 - every error goes back, to be raised there
         send(pickle.dumps(("error", *_portable(exc))))

@@ -11,12 +11,13 @@ from typing import Any, Iterable, Sequence
 import pyoxigraph as ox
 
 from ._catalog import Catalog
+from ._columns import ntriples_bytes, triple_columns
 from .config import CONFIG_NAME, StoreConfig
 from ._query_guard import UPDATE_KEYWORDS, refused_operation
 from .errors import (KgstoreError, QueryError, QueryRefusedError, ReadOnlyError, StoreClosedError, StoreError,
                      StoreLockedError, StoreNotFoundError)
 from .records import Triple
-from .terms import ntriples, shorten
+from .terms import shorten
 
 OXIGRAPH_DIR = "oxigraph"
 LOCK_NAME = ".writer.lock"
@@ -173,7 +174,7 @@ class Store:
         """Bulk-add triples to Oxigraph (repeat-safe: RDF has set semantics)."""
         self._check_writable()
         if triples:
-            self._rdf.bulk_load(ntriples(triples), ox.RdfFormat.N_TRIPLES)
+            self._rdf.bulk_load(ntriples_bytes(triple_columns(triples)), ox.RdfFormat.N_TRIPLES)
 
     def add_ntriples(self, data: bytes) -> None:
         self._check_writable()

@@ -1,10 +1,8 @@
-"""IRIs, prefixes and N-Triples text for the vocabularies kgstore writes. Pure functions."""
+"""IRIs and prefixes of the vocabularies kgstore writes (N-Triples text: kgstore/_columns.py). Pure functions."""
 from __future__ import annotations
 
 import hashlib
 import re
-
-from .records import Triple
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -73,16 +71,10 @@ def is_fact_predicate(p: str) -> bool:
 
 # Wikidata's RDF also describes its own bookkeeping: statement, value and reference nodes,
 # the dataset record of each entity, the dump, sitelink articles, "no value" classes. None
-# of it is a fact about the world, so the statements table leaves it out (Oxigraph has it).
+# of it is a fact about the world, so the statements table leaves it out (Oxigraph has it):
+# see kgstore._columns.fact_mask.
 BOOKKEEPING_SUBJECT_PREFIXES = (WDS, WDV, WDREF, WIKIDATA_ENTITY_DATA, WIKIBASE)
 BOOKKEEPING_CLASS_PREFIXES = (WIKIBASE, WDNO, SCHEMA + "Article", SCHEMA + "Dataset")
-
-
-def is_fact(t: Triple) -> bool:
-    """Whether ``t`` belongs in the catalog's statements table (a direct fact)."""
-    if not is_fact_predicate(t.p) or t.s.startswith(BOOKKEEPING_SUBJECT_PREFIXES):
-        return False
-    return t.p != RDF_TYPE or not t.o.startswith(BOOKKEEPING_CLASS_PREFIXES)
 
 
 def skolem_iri(scope: str, label: str) -> str:
@@ -122,31 +114,8 @@ def expand(term: str, prefixes: dict[str, str] = DEFAULT_PREFIXES) -> str:
     return ns + local.replace("\\", "") if ns is not None else term
 
 
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_ESCAPE_RE = re.compile(r'[\\"\n\r\t]')
 _IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
-
-
-def _escape(text: str) -> str:
-    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], text)
 
 
 def iri_is_valid(iri: str) -> bool:
     return ":" in iri and not _IRI_BAD.search(iri)
-
-
-def ntriples_line(t: Triple) -> str:
-    """One N-Triples statement (with newline) for ``t``."""
-    if not t.literal:
-        obj = f"<{t.o}>"
-    elif t.lang:
-        obj = f'"{_escape(t.o)}"@{t.lang}'
-    elif t.datatype and t.datatype != XSD + "string":
-        obj = f'"{_escape(t.o)}"^^<{t.datatype}>'
-    else:
-        obj = f'"{_escape(t.o)}"'
-    return f"<{t.s}> <{t.p}> {obj} .\n"
-
-
-def ntriples(triples) -> bytes:
-    return "".join(map(ntriples_line, triples)).encode("utf-8")

@@ -8,6 +8,9 @@ Input shapes, told apart by the file's first lines:
   rejected with its number and the rest loads; batches end on line boundaries, so a run
   resumes at a byte offset. A batch is ``options.batch_size`` lines, or fewer once it
   holds :data:`MAX_BATCH_TRIPLES` triples (big entities in full mode), which bounds memory.
+  In truthy mode a line is first decoded by msgspec into just the fields the mapping
+  reads (loaders/_wikidata_typed.py, :func:`typed_entity_records`); a line of another
+  shape goes the ordinary way (orjson, :func:`entity_to_records`).
 * a single document: a whole file holding one JSON value, possibly pretty-printed: an
   entity, Special:EntityData's / the API's ``{"entities": {"Q42": {...}}}``, or an array
   of entities. It is read whole (such files are small) and committed as one batch.
@@ -46,6 +49,8 @@ from collections import Counter
 from typing import Iterable, Iterator, NamedTuple
 from urllib.parse import quote
 
+import msgspec
+
 from kgstore.errors import TruncatedInputError
 from kgstore.records import (Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord,
                              Triple)
@@ -54,6 +59,7 @@ from kgstore.terms import (P, PQ, PQV, PR, PROV, PS, PSV, RDF_TYPE, RDFS_LABEL, 
 
 from ._input import DumpReader
 from ._prefetch import prefetched
+from ._wikidata_typed import entity_decoder
 from ._wikidata_values import (ENTITY_ID, RANKS, VALUE_NODE_TYPES, language_tag, property_type_iri, value_node,
                                value_term)
 
@@ -102,6 +108,11 @@ class _Mapping:
         self.properties = options.properties
         self.entities = options.entities
         self._property_iris: dict[str, tuple | None] = {}
+        # Truthy mode reads few fields: msgspec decodes just those (loaders/_wikidata_typed.py).
+        self.decoder = self.language_fields = self.mul_field = None
+        if not self.full:
+            self.decoder, self.language_fields, self.mul_field = entity_decoder(
+                tuple(code for code, _ in self.languages))
 
     def property_iris(self, pid) -> tuple | None:
         """(wdt, p, ps, pq, pr, psv, pqv, wdno) IRIs of property ``pid``, None if ``pid`` is no property id."""
@@ -145,15 +156,8 @@ def entity_to_records(entity: dict, options: LoadOptions, *, counts: Counter | N
     if not ENTITY_ID.fullmatch(eid):
         raise MalformedEntity(f"{eid!r} is not a Wikidata entity id")
     etype = entity.get("type") or _ENTITY_TYPES_BY_LETTER.get(eid[0], "unknown")
-    if etype == "item":
-        if m.entities is not None and eid not in m.entities and WD + eid not in m.entities:
-            counts["skipped_not_in_allowlist"] += 1
-            return EntityRecords([], None, None, counts)
-    elif etype != "property":
-        counts[f"skipped_{etype}"] += 1
+    if not _mapped(eid, etype, m, counts):
         return EntityRecords([], None, None, counts)
-    elif not _PROPERTY_ID.fullmatch(eid):
-        raise MalformedEntity(f"a property's id looks like P123, not {eid!r}")
 
     labels = _object(entity, "labels")
     descriptions = _object(entity, "descriptions")
@@ -188,18 +192,104 @@ def entity_to_records(entity: dict, options: LoadOptions, *, counts: Counter | N
     if claims:
         _claims_to_triples(s, eid, claims, m, append, counts)
 
+    sitelinks = entity.get("sitelinks")
+    datatype = entity.get("datatype")
+    return _records(s, eid, etype, triples, label, description, alias_texts,
+                    len(sitelinks) if type(sitelinks) is dict else None, datatype, m, counts)
+
+
+def typed_entity_records(entity, options: LoadOptions, *, counts: Counter) -> EntityRecords:
+    """:func:`entity_to_records` for an entity decoded by ``_Mapping.decoder`` (truthy mode's
+    fast path, see loaders/_wikidata_typed.py): the same records, counts and errors."""
+    m = _mapping(options)
+    eid = entity.id
+    if entity.missing is not msgspec.UNSET:
+        counts["skipped_missing"] += 1
+        return EntityRecords([], None, None, counts)
+    if not ENTITY_ID.fullmatch(eid):
+        raise MalformedEntity(f"{eid!r} is not a Wikidata entity id")
+    etype = entity.type or _ENTITY_TYPES_BY_LETTER.get(eid[0], "unknown")
+    if not _mapped(eid, etype, m, counts):
+        return EntityRecords([], None, None, counts)
+
+    s = WD + eid
+    triples: list[Triple] = []
+    append = triples.append
+    label = description = None
+    alias_texts: list[str] = []
+    labels, descriptions, aliases = entity.labels, entity.descriptions, entity.aliases
+    for (code, tag), field in zip(m.languages, m.language_fields):
+        if labels is not None and (term := getattr(labels, field)):
+            append(_new(Triple, (s, RDFS_LABEL, term.value, True, None, tag)))
+            if label is None:
+                label = term.value
+        if descriptions is not None and (term := getattr(descriptions, field)):
+            append(_new(Triple, (s, SCHEMA_DESCRIPTION, term.value, True, None, tag)))
+            if description is None:
+                description = term.value
+        if aliases is not None:
+            for term in getattr(aliases, field) or ():
+                append(_new(Triple, (s, SKOS_ALTLABEL, term.value, True, None, tag)))
+                alias_texts.append(term.value)
+    if label is None and labels is not None:
+        mul = getattr(labels, m.mul_field)
+        if mul is None:
+            raise MalformedEntity('labels.mul has no "value" string')
+        if mul:
+            label = mul.value
+
+    if entity.claims:
+        allowed = m.properties
+        for pid, statements in entity.claims.items():
+            if allowed is not None and pid not in allowed:
+                continue
+            iris = m.property_iris(pid)
+            if iris is None:
+                raise MalformedEntity(f"claims: {pid!r} is not a property id")
+            best = "normal"
+            for st in statements:
+                if st.rank == "preferred":
+                    best = "preferred"
+                    break
+            wdt = iris[0]
+            for index, st in enumerate(statements):
+                snak = st.mainsnak
+                _truthy(s, wdt, best, st.rank, snak.snaktype, snak.datavalue, snak.datatype, st.id, eid, pid,
+                        index, append, counts)
+
+    sitelinks = entity.sitelinks
+    return _records(s, eid, etype, triples, label, description, alias_texts,
+                    len(sitelinks) if sitelinks is not None else None, entity.datatype, m, counts)
+
+
+def _mapped(eid: str, etype, m: _Mapping, counts: Counter) -> bool:
+    """Whether an entity of this id and type is mapped (else its skip is counted)."""
     if etype == "item":
-        sitelinks = entity.get("sitelinks")
-        n_sitelinks = len(sitelinks) if type(sitelinks) is dict else None
+        if m.entities is not None and eid not in m.entities and WD + eid not in m.entities:
+            counts["skipped_not_in_allowlist"] += 1
+            return False
+        return True
+    if etype != "property":
+        counts[f"skipped_{etype}"] += 1
+        return False
+    if not _PROPERTY_ID.fullmatch(eid):
+        raise MalformedEntity(f"a property's id looks like P123, not {eid!r}")
+    return True
+
+
+def _records(s: str, eid: str, etype: str, triples: list[Triple], label, description, alias_texts: list[str],
+             n_sitelinks: int | None, datatype, m: _Mapping, counts: Counter) -> EntityRecords:
+    """An item's or property's records, once its labels and statements are in ``triples``."""
+    if etype == "item":
         record = EntityRecord(s, eid, label, description, tuple(dict.fromkeys(alias_texts)), n_sitelinks,
                               False, "item")
         counts["items"] += 1
         counts["entities"] += 1
         return EntityRecords(triples, record, None, counts)
 
-    datatype = entity.get("datatype")
     datatype = datatype if type(datatype) is str else None
     iris = m.property_iris(eid)
+    append = triples.append
     append(Triple(s, WIKIBASE_DIRECT_CLAIM, iris[0]))
     if datatype:
         append(Triple(s, WIKIBASE_PROPERTY_TYPE, property_type_iri(datatype)))
@@ -270,24 +360,29 @@ def _claims_to_triples(s: str, eid: str, claims: dict, m: _Mapping, append, coun
             snak = st.get("mainsnak")
             if type(snak) is not dict:
                 raise MalformedEntity(f'claims.{pid}: a statement has no "mainsnak" object')
-            snaktype = snak.get("snaktype", "value")
-            if snaktype == "value":
-                if st.get("rank", "normal") != best:
-                    continue  # truthy mode reads no value of another rank
-                term = value_term(snak.get("datavalue"), snak.get("datatype"))
-                if term is None:
-                    _count_unsupported(snak.get("datavalue"), counts)
-                else:
-                    append(_new(Triple, (s, wdt) + term))
-            elif snaktype == "somevalue":
-                counts["somevalue"] += 1
-                if st.get("rank", "normal") == best:
-                    append(_new(Triple, (s, wdt, _SOMEVALUE + _statement_key(st, eid, pid, index),
-                                         False, None, None)))
-            elif snaktype == "novalue":
-                counts["novalue"] += 1
-            else:
-                counts[f"unsupported_snak:{snaktype}"] += 1
+            _truthy(s, wdt, best, st.get("rank", "normal"), snak.get("snaktype", "value"), snak.get("datavalue"),
+                    snak.get("datatype"), st.get("id"), eid, pid, index, append, counts)
+
+
+def _truthy(s: str, wdt: str, best: str, rank, snaktype, datavalue, datatype, sid, eid: str, pid: str,
+            index: int, append, counts: Counter) -> None:
+    """Truthy mode: the ``wdt:`` triple of one statement, if it has the best rank."""
+    if snaktype == "value":
+        if rank != best:
+            return  # truthy mode reads no value of another rank
+        term = value_term(datavalue, datatype)
+        if term is None:
+            _count_unsupported(datavalue, counts)
+        else:
+            append(_new(Triple, (s, wdt) + term))
+    elif snaktype == "somevalue":
+        counts["somevalue"] += 1
+        if rank == best:
+            append(_new(Triple, (s, wdt, _SOMEVALUE + _statement_key(sid, eid, pid, index), False, None, None)))
+    elif snaktype == "novalue":
+        counts["novalue"] += 1
+    else:
+        counts[f"unsupported_snak:{snaktype}"] += 1
 
 
 def _count_unsupported(datavalue, counts: Counter) -> None:
@@ -295,9 +390,8 @@ def _count_unsupported(datavalue, counts: Counter) -> None:
     counts[f"unsupported_value:{kind if type(kind) is str else 'missing'}"] += 1
 
 
-def _statement_key(st: dict, eid: str, pid: str, index: int) -> str:
-    """The statement's id as Wikidata writes it in IRIs ('$' → '-'), or a stable stand-in."""
-    sid = st.get("id")
+def _statement_key(sid, eid: str, pid: str, index: int) -> str:
+    """The statement's id ``sid`` as Wikidata writes it in IRIs ('$' → '-'), or a stable stand-in."""
     if type(sid) is str and sid:
         sid = sid.replace("$", "-")
         if _SAFE_STATEMENT_ID.fullmatch(sid):
@@ -330,7 +424,7 @@ def _statement_node(s, eid, pid, index, st, best, iris, m, append, counts) -> No
         counts["novalue"] += 1
     else:
         counts[f"unsupported_snak:{snaktype}"] += 1
-    key = _statement_key(st, eid, pid, index)
+    key = _statement_key(st.get("id"), eid, pid, index)
     node = WDS + key
     if rank == best:
         if term is not None:
@@ -489,6 +583,15 @@ class WikidataJsonLoader:
                 text = text[1:]
         elif text.endswith(b"]") and text[:-1].rstrip().endswith(b"}"):
             text = text[:-1]
+        decoder = _mapping(options).decoder
+        if decoder is not None:
+            try:
+                entity = decoder.decode(text)
+            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+                pass  # not of the usual shape: mapped the ordinary way, which says what is wrong
+            else:
+                _add(line_no, raw, f"entity {entity.id}: ", typed_entity_records, entity, options, batch)
+                return
         try:
             document = _loads(text)
         except _JSONDecodeError as exc:
@@ -508,20 +611,7 @@ class WikidataJsonLoader:
                 batch.rejected.append(RejectedLine(
                     line_no, f"expected a JSON object, found {_json_type(entity)}", _raw_text(raw)))
                 continue
-            try:
-                records = entity_to_records(entity, options, counts=batch.counts)
-            except MalformedEntity as exc:
-                batch.rejected.append(RejectedLine(line_no, f"{_entity_label(entity)}{exc}", _raw_text(raw)))
-                continue
-            except (KeyError, TypeError, AttributeError, ValueError) as exc:
-                batch.rejected.append(RejectedLine(
-                    line_no, f"{_entity_label(entity)}malformed entity ({type(exc).__name__}: {exc})", _raw_text(raw)))
-                continue
-            batch.triples.extend(records.triples if _REJECTS_SURROGATES else _sound_text(records.triples))
-            if records.entity is not None:
-                batch.entities.append(records.entity)
-            if records.relation is not None:
-                batch.relations.append(records.relation)
+            _add(line_no, raw, _entity_label(entity), entity_to_records, entity, options, batch)
 
     def _document_batches(self, path: str, options: LoadOptions) -> Iterator[Batch]:
         with DumpReader(path) as reader:
@@ -540,6 +630,24 @@ class WikidataJsonLoader:
             return
         self._document(1, data, document, options, batch)
         yield batch
+
+
+def _add(line_no: int, raw: bytes, label: str, to_records, entity, options: LoadOptions, batch: Batch) -> None:
+    """Map ``entity`` with ``to_records`` into ``batch``, or reject its line saying why."""
+    try:
+        records = to_records(entity, options, counts=batch.counts)
+    except MalformedEntity as exc:
+        batch.rejected.append(RejectedLine(line_no, f"{label}{exc}", _raw_text(raw)))
+        return
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        batch.rejected.append(RejectedLine(
+            line_no, f"{label}malformed entity ({type(exc).__name__}: {exc})", _raw_text(raw)))
+        return
+    batch.triples.extend(records.triples if _REJECTS_SURROGATES else _sound_text(records.triples))
+    if records.entity is not None:
+        batch.entities.append(records.entity)
+    if records.relation is not None:
+        batch.relations.append(records.relation)
 
 
 def _closed(batch: Batch, reader: DumpReader) -> Batch:
