@@ -36,8 +36,8 @@ def query_iris(query: str | None) -> list[str]:
 def edge_hits(path: Sequence[str], query: str | None) -> float | None:
     """The share of a gold path's relations that the executed query names (matched on
     the IRIs' local names; a benchmark's ``_inverse`` relation is the relation read
-    backwards). None when the benchmark gives no path."""
-    if not path:
+    backwards). None when the benchmark gives no path or the method executed no query."""
+    if not path or not query:
         return None
     named = {normalise_label(_local(iri)) for iri in query_iris(query)}
     wanted = [normalise_label(r.removesuffix("_inverse")) for r in path]
