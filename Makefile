@@ -36,6 +36,7 @@ demo: install
 	$(BIN)/kgstore graph sync $(DEMO_STORE)
 	$(BIN)/kgstore index $(DEMO_STORE)
 	$(BIN)/kgstore search $(DEMO_STORE) "mountains in Nepal" --kind triples -k 5
+	$(BIN)/kgstore ask $(DEMO_STORE) "Which countries does the Andes cover?"
 	$(BIN)/kgstore ask $(DEMO_STORE) "Who covers more countries, the Andes or the Himalayas?" --method pseudo-graph
 	$(BIN)/kgstore ask $(DEMO_STORE) "Who is the spouse of Barack Obama?" --method pseudo-graph
 
