@@ -168,14 +168,14 @@ def test_eval_cli_not_in_store_questions_and_a_threshold_sweep(demo_store, tmp_p
         "eval", str(demo_store), "-d", "metaqa", "-m", "pgmr", "--limit", "0", "--data-dir", str(data),
         "--out", str(out), "--unanswerable", "--format", "json"], obj={"llm": llm})
     assert result.exit_code == 0, result.output
-    # "Mount Himalayas" finds the Himalayas ("Himalayas, mountain range in Asia") at 0.81, over
-    # the default threshold of 0.8: a near-paraphrase of a store name passes
-    assert json.loads(result.output)["summary"][0]["refusal_rate"] == pytest.approx(2 / 3)
+    # "Mount Himalayas" finds the Himalayas ("Himalayas, mountain range in Asia") at 0.81, under
+    # the default threshold of 0.95: only a name the store holds passes
+    assert json.loads(result.output)["summary"][0]["refusal_rate"] == 1.0
     questions = json.loads((out / "report.json").read_text())["runs"][0]["questions"]
     assert [q["question"] for q in questions] == ["which countries does Andes Everest cover",
                                                   "which range is Mount Himalayas in",
                                                   "which countries does Himalayas Andes cover"]
-    assert [q["refusal_reason"] for q in questions] == ["not_in_store", None, "not_in_store"]
+    assert [q["refusal_reason"] for q in questions] == ["not_in_store"] * 3
 
     sweep_out = tmp_path / "sweep"
     llm = ScriptedLLM([_placeholder_query] * 6)
