@@ -138,10 +138,13 @@ _VARIABLE_LIKE = re.compile(r"^\??[a-z][0-9]?$")
 
 def _repair(patterns: list[Pattern]) -> list[Pattern]:
     """Slips a small model makes that have one reading: ``[ENT: y]`` is the variable ``?y``,
-    and a pattern written twice is one pattern."""
+    so is ``[ENT: director]`` in a query that binds ``?director``, and a pattern written
+    twice is one pattern."""
+    variables = {n.text[1:].lower() for p in patterns for n in (p.subject, p.object) if not n.entity}
+
     def fix(node: Node) -> Node:
-        if node.entity and _VARIABLE_LIKE.match(node.text):
-            return Node("?" + node.text.lstrip("?"), False)
+        if node.entity and (_VARIABLE_LIKE.match(node.text) or node.text.strip().lower() in variables):
+            return Node("?" + node.text.strip().lstrip("?").lower(), False)
         return node
 
     return list(dict.fromkeys(Pattern(fix(p.subject), p.relation, fix(p.object)) for p in patterns))

@@ -156,6 +156,9 @@ def test_placeholder_query_parse_build_and_repairs():
     repaired = parse_placeholder_query("SELECT DISTINCT ?x WHERE { [ENT: Frits Philips] [REL: mother] [ENT: y] . "
                                        "[ENT: y] [REL: heir] ?z }")
     assert repaired.entities() == ["Frits Philips"] and repaired.answer_var == "?z"
+    named = parse_placeholder_query("SELECT DISTINCT ?answer WHERE { [ENT: Eye for an Eye] [REL: written by] ?writer . "
+                                    "[ENT: writer] [REL: wrote] ?answer }")
+    assert named.entities() == ["Eye for an Eye"] and named.patterns[1].subject.text == "?writer"
     # the chain's middle projected: the variable only the last pattern binds is the answer
     middle = parse_placeholder_query("SELECT DISTINCT ?x WHERE { ?x [REL: starred actors] [ENT: Rade Serbedzija] . "
                                      "?x [REL: starred actors] ?y }")
