@@ -21,13 +21,7 @@ from ._retrieval import entity_edges, question_entities
 
 # The answer's variable says what it is; a small model keeps the chain's end and its middle
 # apart better than with ?x and ?y.
-_ANSWER = "?answer"
-
-
-def _middle(path_hops: int, i: int) -> str:
-    """The variable after hop ``i`` of a path that is not its last: ``?m``, or ``?m1``,
-    ``?m2`` when a three-hop path has two."""
-    return "?m" if path_hops == 2 else f"?m{i + 1}"
+_ANSWER, _MIDDLE = "?answer", "?m"
 
 
 @dataclass(frozen=True)
@@ -54,7 +48,7 @@ class ExamplePath:
         given = self.start
         for i, hop in enumerate(self.hops):
             last = i == len(self.hops) - 1
-            answer = "what" if last else _middle(len(self.hops), i)
+            answer = "what" if last else _MIDDLE
             parts.append(hop_phrase(hop, given, answer))
             given = answer
         return parts[0] + "?" if len(parts) == 1 else f"{parts[-1]}, where {', '.join(parts[:-1])}?"
@@ -64,7 +58,7 @@ class ExamplePath:
         node = f"[ENT: {self.start}]"
         patterns = []
         for i, hop in enumerate(self.hops):
-            nxt = _ANSWER if i == len(self.hops) - 1 else _middle(len(self.hops), i)
+            nxt = _ANSWER if i == len(self.hops) - 1 else _MIDDLE
             s, o = (nxt, node) if hop.backward else (node, nxt)
             patterns.append(f"{s} [REL: {hop.relation}] {o}")
             node = nxt
@@ -75,7 +69,7 @@ class ExamplePath:
         lines = []
         given = f"[{self.start}]"
         for i, hop in enumerate(self.hops):
-            var = _ANSWER if i == len(self.hops) - 1 else _middle(len(self.hops), i)
+            var = _ANSWER if i == len(self.hops) - 1 else _MIDDLE
             lines.append(f"{i + 1}. Find {hop_phrase(hop, given, 'what')}, assign it to {var}.")
             given = var
         lines.append(f"{len(self.hops) + 1}. The answer is {_ANSWER}.")
@@ -96,9 +90,8 @@ def hop_phrase(hop: Hop, given: str, answer: str) -> str:
 def example_paths(start: str, start_iri: str, edges: Sequence, second: dict[str, Sequence] | None = None,
                   *, max_paths: int = 60) -> list[ExamplePath]:
     """One-hop paths from ``start`` over its ``edges`` (``kgstore.Edge``), one per relation
-    and direction, and two- and three-hop paths through the entities ``second`` holds
-    edges for (IRI → edges), never coming back to the start."""
-    second = second or {}
+    and direction, and two-hop paths through the entities ``second`` holds edges for
+    (IRI → edges), never coming back to the start."""
     paths: dict[tuple, ExamplePath] = {}
     for e in edges:
         first = _hop(e, start_iri)
@@ -110,14 +103,8 @@ def example_paths(start: str, start_iri: str, edges: Sequence, second: dict[str,
             if start_iri in (e2.s, e2.o) or (e2.s, e2.p, e2.o) == (e.s, e.p, e.o):
                 continue
             hop2 = _hop(e2, middle)
-            if hop2 is None:
-                continue
-            paths.setdefault((first, hop2), ExamplePath(start, (first, hop2)))
-            end = e2.s if hop2.backward else e2.o
-            for e3 in second.get(end, ()) if end not in (start_iri, middle) else ():
-                hop3 = _hop(e3, end)
-                if hop3 is not None and (e3.s, e3.p, e3.o) != (e2.s, e2.p, e2.o) and middle not in (e3.s, e3.o):
-                    paths.setdefault((first, hop2, hop3), ExamplePath(start, (first, hop2, hop3)))
+            if hop2 is not None:
+                paths.setdefault((first, hop2), ExamplePath(start, (first, hop2)))
         if len(paths) >= max_paths:
             break
     return list(paths.values())
@@ -148,13 +135,13 @@ def path_similarity(paths: Sequence[ExamplePath], hop_similarity: dict[str, floa
 
 def closest(paths: Sequence[ExamplePath], similarity: Sequence[float], n: int) -> list[ExamplePath]:
     """The ``n`` paths most similar to the question, at most one per relation sequence, so
-    the examples show different relations: half of them one hop, a quarter two hops and a
-    quarter three (when there are), so the model sees every shape with the relations
-    nearest the question. Returned most similar first."""
+    the examples show different relations: half of them one hop, half two hops (when there
+    are), so the model sees both shapes with the relations nearest the question. Returned
+    most similar first."""
     order = sorted(range(len(paths)), key=lambda i: -similarity[i])
     chosen: list[int] = []
     seen: set[tuple] = set()
-    quota = {1: n - n // 2, 2: n // 2 - n // 4, 3: n // 4}
+    quota = {1: n - n // 2, 2: n // 2}
     for i in order:
         key = tuple(h.relation for h in paths[i].hops)
         hops = len(paths[i].hops)
@@ -173,26 +160,15 @@ def closest(paths: Sequence[ExamplePath], similarity: Sequence[float], n: int) -
     return [paths[i] for i in sorted(chosen, key=lambda i: -similarity[i])]
 
 
-def store_paths(store, index, question: str, *, entities: int = 2, middles: int = 8,
-                thirds: int = 6) -> list[ExamplePath]:
-    """Real one- to three-hop paths from the entities the question names (by name): the
-    edges of the named entity, of ``middles`` entities next to it, and of ``thirds``
-    entities next to those."""
+def store_paths(store, index, question: str, *, entities: int = 2, middles: int = 8) -> list[ExamplePath]:
+    """Real one- and two-hop paths from the entities the question names (by name)."""
     paths = []
     for cand in question_entities(index, question, k=3)[:entities]:
         edges = entity_edges(store, cand.iri, limit=60)
-        ends = _neighbours(edges, {cand.iri}, middles)
+        ends = list(dict.fromkeys((e.o if e.s == cand.iri else e.s) for e in edges if not e.o_literal))[:middles]
         second = {m: entity_edges(store, m, limit=20) for m in ends}
-        further = _neighbours([e for m in ends for e in second[m]], {cand.iri, *ends}, thirds)
-        second.update({m: entity_edges(store, m, limit=10) for m in further})
         paths += example_paths(cand.label, cand.iri, edges, second)
     return paths
-
-
-def _neighbours(edges, exclude: set[str], n: int) -> list[str]:
-    """The first ``n`` entities at the ends of ``edges`` that are not in ``exclude``."""
-    ends = [x for e in edges if not e.o_literal for x in (e.s, e.o) if x not in exclude]
-    return list(dict.fromkeys(ends))[:n]
 
 
 def store_examples(store, index, question: str, run, n: int, render: Callable[[ExamplePath], str]) -> str:
