@@ -92,8 +92,9 @@ def ask_cmd(ctx, store, question, method, trace, allow_parametric, options, fmt)
 
     \b
     Examples:
-      kgstore ask ./mystore "Who covers more countries, the Andes or the Himalayas?"
-      kgstore ask ./mystore "Which countries does the Andes cover?" --trace
+      kgstore ask ./mystore "Which countries does the Andes cover?"
+      kgstore ask ./mystore "Which countries does the Andes cover?" --method memq --trace
+      kgstore ask ./mystore "Who covers more countries, the Andes or the Himalayas?" --method pseudo-graph
       kgstore ask ./mystore "..." --method qsm --format json
     """
     from qa.methods import DEFAULT_METHOD
