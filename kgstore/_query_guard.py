@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 
-# Update operations that can start a request, and SPARQL's two ways out to the network.
+# Update operations that can start a request.
 UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD"})
-NETWORK_KEYWORDS = frozenset({"SERVICE", "LOAD"})
 
 _TOKENS = re.compile(
     r'(?P<skip>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
@@ -44,4 +43,4 @@ def refused_operation(sparql: str, *, allow_service: bool = False,
     return None
 
 
-__all__ = ["refused_operation", "keywords", "UPDATE_KEYWORDS", "NETWORK_KEYWORDS"]
+__all__ = ["refused_operation", "keywords", "UPDATE_KEYWORDS"]

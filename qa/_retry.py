@@ -9,7 +9,7 @@ the loop at once.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypeVar
 
 from kgstore.errors import QuerySyntaxError, UnsafeQueryError
@@ -36,7 +36,6 @@ class Generated(Generic[T]):
     value: T | None
     text: str
     attempts: int
-    errors: list[str] = field(default_factory=list)
 
 
 def syntax_retry(exc: QuerySyntaxError, prompt: str, previous: dict[str, Any]) -> RetryWith:
@@ -64,19 +63,16 @@ def generate_checked(run, step: str, prompt: str, values: dict[str, Any], check:
     the prompt it names, at most ``attempts`` calls in all. Each failed attempt is traced
     under ``step`` as ``error_N``."""
     text = run.ask(step, prompt, values, **options).text
-    errors: list[str] = []
     for attempt in range(1, attempts + 1):
         try:
-            return Generated(check(text), text, attempt, errors)
+            return Generated(check(text), text, attempt)
         except UnsafeQueryError as exc:
-            errors.append(str(exc))
             run.record(step, **{f"error_{attempt}": str(exc)})
-            return Generated(None, text, attempt, errors)
+            return Generated(None, text, attempt)
         except RetryWith as retry:
-            errors.append(retry.note)
             run.record(step, **{f"error_{attempt}": retry.note})
             if attempt == attempts:
-                return Generated(None, text, attempt, errors)
+                return Generated(None, text, attempt)
             text = run.ask(step, retry.prompt, {**values, **retry.values}, **options).text
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -206,7 +206,9 @@ def eval_cmd(ctx, store, dataset, hops, split, methods, limit, sample, data_dir,
     out_dir = out_dir or Path("eval-reports") / f"{dataset}-{hops}hop-{split}{'-absent' if unanswerable else ''}"
     st = open_store(ctx, store, read_only=True)
     method_options = _parse_options(options)
-    absent = unanswerable_items(items, ds.items, lambda name: _store_has_name(st, name))
+    # the not-in-store versions are looked up in the store only when a run uses them
+    absent = unanswerable_items(items, ds.items, lambda name: _store_has_name(st, name)) \
+        if unanswerable or sweep_spec else []
     if unanswerable:
         ds.notes.append(f"not-in-store questions: {len(absent)} of {len(items)} with the topic entity renamed")
         items = absent

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from kgstore.terms import expand
 
 from .. import _sparql_build as sb
 from .._examples import store_examples
-from .._plan import Plan, PlanStep, PlanSyntaxError, bracket_names, parse_plan
+from .._plan import Plan, PlanSyntaxError, bracket_names, parse_plan
 from .._resolution import entity_choices, weak_choice
 from .._result import Answer
 from .._retrieval import StatementMemory, question_entities, search_statements
@@ -50,15 +49,6 @@ from .pgmr import DEFAULT_THRESHOLD
 DEFAULT_GAMMA1 = 0.85
 DEFAULT_GAMMA2 = 0.8
 _MEMORY_VAR = re.compile(r"\?[A-Za-z_]\w*")
-
-
-@dataclass(frozen=True)
-class Recall:
-    """A step's recalled memories (one, or a UNION of several) and what was searched."""
-
-    step: PlanStep
-    memories: tuple[StatementMemory, ...]
-    union: bool
 
 
 class MemQMethod(QAMethod):

@@ -10,7 +10,7 @@ Both raise :class:`~kgstore.errors.QuerySyntaxError` (line, column) for text tha
 parse and :class:`~kgstore.errors.UnsafeQueryError` for text that tries something not allowed.
 """
 from .cypher import PseudoEdge, PseudoGraph, PseudoNode, PseudoTriple, clean_cypher, run_pseudo_graph
-from .sparql import CheckedQuery, SparqlRows, check_sparql, run_sparql, strip_fences
+from .sparql import CheckedQuery, SparqlRows, check_sparql, run_sparql
 
 __all__ = ["run_pseudo_graph", "clean_cypher", "PseudoGraph", "PseudoNode", "PseudoEdge", "PseudoTriple",
-           "check_sparql", "run_sparql", "strip_fences", "CheckedQuery", "SparqlRows"]
+           "check_sparql", "run_sparql", "CheckedQuery", "SparqlRows"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from kgstore import escape_prefixed_dots, query_keywords, refused_operation, run_bounded
-from kgstore.errors import QueryError, SparqlSyntaxError, UnsafeQueryError
+from kgstore.errors import SparqlSyntaxError, UnsafeQueryError
 
 from ._positions import line_column, line_of
 
@@ -28,7 +28,6 @@ DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_MAX_ROWS = 1_000
 _POSITION = re.compile(r"\b(?:at |error at )?(\d+):(\d+)\b")
 _POSITION_PREFIX = re.compile(r"^\s*error at \d+:\d+:\s*")
-_FENCE = re.compile(r"```(?:sparql)?\s*\n?(.*?)(?:```|\Z)", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -51,12 +50,6 @@ class SparqlRows:
     boolean: bool | None = None
     truncated: bool = False
     seconds: float = 0.0
-
-
-def strip_fences(text: str) -> str:
-    """The code inside a Markdown fence, when the model wrote one; else ``text``."""
-    m = _FENCE.search(text)
-    return m.group(1).strip() if m else text.strip()
 
 
 def check_sparql(text: str, prefixes: dict[str, str], *, max_rows: int = DEFAULT_MAX_ROWS) -> CheckedQuery:
@@ -111,4 +104,4 @@ def _syntax_error(exc: SyntaxError, text: str) -> SparqlSyntaxError:
     return SparqlSyntaxError(reason, line=line, column=column, offset=offset, line_text=line_of(text, offset))
 
 
-__all__ = ["CheckedQuery", "SparqlRows", "check_sparql", "run_sparql", "strip_fences", "QueryError"]
+__all__ = ["CheckedQuery", "SparqlRows", "check_sparql", "run_sparql"]
