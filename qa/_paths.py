@@ -59,17 +59,16 @@ class RelationPath:
 
     def query(self, *, answer: str = "?answer", exclude: Sequence[str] = ()) -> BuiltQuery:
         """The path as a query for its last entity, ``answer``: one pattern per hop through
-        ``?m1``, ``?m2``; ``exclude`` keeps those IRIs (the question's own entities) out of it."""
-        node = f"<{self.start_iri}>"
-        patterns = []
-        for i, (iri, back) in enumerate(self.steps):
-            nxt = answer if i == len(self.steps) - 1 else f"?m{i + 1}"
-            if nxt == answer and i < len(self.steps) - 1:
-                nxt = f"?hop{i + 1}"
-            s, o = (nxt, node) if back else (node, nxt)
-            patterns.append(TriplePattern(s, f"<{iri}>", o))
-            node = nxt
-        return BuiltQuery(answer, [[patterns]], exclude_filter(answer, exclude))
+        ``?m1``, ``?m2``; ``exclude`` keeps those IRIs (the question's own entities) out of
+        the answer and out of the middles after the first."""
+        middles = [f"?m{i + 1}" if f"?m{i + 1}" != answer else f"?hop{i + 1}" for i in range(self.hops - 1)]
+        nodes = [f"<{self.start_iri}>"] + middles + [answer]
+        patterns = [TriplePattern(nodes[i + 1], f"<{iri}>", nodes[i]) if back else
+                    TriplePattern(nodes[i], f"<{iri}>", nodes[i + 1]) for i, (iri, back) in enumerate(self.steps)]
+        # a path does not pass through the question's own entities again: "the films
+        # directed by X's director" are the director's other films, not X
+        filters = [f for var in middles[1:] + [answer] for f in exclude_filter(var, exclude)]
+        return BuiltQuery(answer, [[patterns]], filters)
 
 
 def next_hops_query(start_iri: str, prefix: RelationPath | None) -> str:
@@ -79,7 +78,7 @@ def next_hops_query(start_iri: str, prefix: RelationPath | None) -> str:
         frontier = f"VALUES ?x {{ <{start_iri}> }}"
     else:
         frontier = (f"{{ SELECT DISTINCT ?x WHERE {{ <{start_iri}> {prefix.property_path()} ?x . "
-                    f"FILTER(isIRI(?x)) }} LIMIT {FRONTIER_SAMPLE} }}")
+                    f"FILTER(isIRI(?x) && ?x != <{start_iri}>) }} LIMIT {FRONTIER_SAMPLE} }}")
     return ("SELECT ?p ?back (COUNT(DISTINCT ?y) AS ?n) (SUM(IF(isLiteral(?y), 1, 0)) AS ?lits) WHERE {\n"
             f"  {frontier}\n"
             "  { ?x ?p ?y . BIND(false AS ?back) } UNION { ?y ?p ?x . BIND(true AS ?back) }\n"
@@ -155,7 +154,7 @@ class PathScorer:
       wrong; plus the whole path read as text against the question; plus how well the
       path's first hop matches the draft's relation on the named entity and its last hop the
       draft's relation on the answer (a small model gets the chain's ends right more often
-      than its middle); plus a bonus when the path has as many hops as the draft has patterns.
+      than its middle); plus a bonus when the path has as many hops as the draft wrote patterns.
     """
 
     def __init__(self, embed: Callable[[list[str]], "np.ndarray"], question: str, words: Sequence[str], *,

@@ -71,6 +71,13 @@ class PlaceholderQuery:
         """One relation placeholder per pattern, in order (the same words twice are two slots)."""
         return [p.relation for p in self.patterns]
 
+    @property
+    def written_patterns(self) -> int:
+        """How many patterns the model wrote, a repeated one counted again: a small model
+        writes "X directed by ?d" twice for "the films that share X's director", a path
+        there and back."""
+        return max(self.source.count("[REL:"), len(self.patterns))
+
     def end_relations(self) -> tuple[str | None, str | None]:
         """The relation words on the first pattern that names an entity and on the last
         pattern that holds the answer variable (None where there is none)."""

@@ -208,6 +208,12 @@ def test_placeholder_query_parse_build_and_repairs():
     middle = parse_placeholder_query("SELECT DISTINCT ?x WHERE { ?x [REL: starred actors] [ENT: Rade Serbedzija] . "
                                      "?x [REL: starred actors] ?y }")
     assert middle.answer_var == "?y"
+    # a pattern written twice is one pattern, but the draft still counts as two hops long,
+    # and its ends are the relation on the entity and the one on the answer
+    twice = parse_placeholder_query("SELECT DISTINCT ?answer WHERE { [ENT: Orfeu] [REL: directed by] ?d . "
+                                    "[ENT: Orfeu] [REL: directed by] ?d }")
+    assert len(twice.patterns) == 1 and twice.written_patterns == 2
+    assert named.end_relations() == ("written by", "wrote") and q.end_relations() == ("directed", "in language")
     with pytest.raises(PlaceholderSyntaxError, match="subject \\[REL: ...\\] object"):
         parse_placeholder_query("SELECT ?x WHERE { [ENT: Andes] ?x }")
 

@@ -141,7 +141,7 @@ class PGMRMethod(QAMethod):
         no paths."""
         anchor = entities[query.entities()[0]][0]
         words = query.relations()
-        scorer = PathScorer(index.embed, question, words, hops_hint={min(len(words), MAX_HOPS)},
+        scorer = PathScorer(index.embed, question, words, hops_hint={min(query.written_patterns, MAX_HOPS)},
                             ends=query.end_relations())
         paths = relation_paths(self.store, anchor.label, anchor.iri, scorer.prefix_scores, beam=self.beam,
                                timeout_s=self.timeout_s)
