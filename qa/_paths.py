@@ -158,8 +158,9 @@ class PathScorer:
     """
 
     def __init__(self, embed: Callable[[list[str]], "np.ndarray"], question: str, words: Sequence[str], *,
-                 hops_hint: Sequence[int], ends: tuple[str | None, str | None] = (None, None), cover_weight: float = 1.0,
-                 text_weight: float = 1.0, ends_weight: float = 1.0, hops_bonus: float = 0.1):
+                 hops_hint: Sequence[int], ends: tuple[str | None, str | None] = (None, None),
+                 cover_weight: float = 1.0, text_weight: float = 1.0, ends_weight: float = 1.0,
+                 hops_bonus: float = 0.1):
         self.embed = embed
         self.words = list(words)
         self.ends = ends
