@@ -14,7 +14,7 @@ choice among paths belong to the method; this module enumerates, renders and bui
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pyoxigraph as ox
@@ -158,7 +158,7 @@ class PathScorer:
     """
 
     def __init__(self, embed: Callable[[list[str]], "np.ndarray"], question: str, words: Sequence[str], *,
-                 hops_hint: Sequence[int], ends: tuple[str | None, str | None] = (None, None),
+                 hops_hint: Iterable[int], ends: tuple[str | None, str | None] = (None, None),
                  cover_weight: float = 1.0, text_weight: float = 1.0, ends_weight: float = 1.0,
                  hops_bonus: float = 0.1):
         self.embed = embed
