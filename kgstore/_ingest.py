@@ -186,8 +186,14 @@ class _Committer:
 
     Without ``grouped`` a group is one batch, committed before :meth:`add` returns. With
     it (when a worker parses), a group gathers batches up to :data:`GROUP_TRIPLES`
-    triples (or :data:`GROUP_SECONDS`), and its DuckDB transaction runs in a thread while
-    the next batches are bulk-loaded into Oxigraph (both release the GIL). Big commits
+    triples (or :data:`GROUP_SECONDS`), and its DuckDB transaction runs in a thread
+    beside Oxigraph's bulk load of the same group (both release the GIL): it writes the
+    group's rows while Oxigraph loads, then waits for the load to succeed before it
+    writes the checkpoint and commits. The checkpoint thus never gets ahead of Oxigraph,
+    and the last group's rows are written by the time its load ends instead of after
+    it (at 100,000 entities the time from the last load to the final pass fell from
+    1.5-1.9 s to 0.6 s). The price: the catalog is open for writing during most of each
+    load, so a reader gets in between groups rather than during loads. Big commits
     cost less per triple: DuckDB compresses new rows at each commit and recompresses a
     partly filled row group (122,880 rows) each time, so it spends a third of what
     commits of one batch cost; Oxigraph's bulk load writes and merges fewer files (a
@@ -211,6 +217,10 @@ class _Committer:
         self._thread: threading.Thread | None = None
         self._in_flight: tuple[list[PreparedBatch], Counter] | None = None
         self._error: BaseException | None = None
+        # Set by this thread once Oxigraph holds the group in flight; ``_loaded`` says
+        # whether it does (False: roll the catalog transaction back).
+        self._load_ended = threading.Event()
+        self._loaded = False
 
     def add(self, batch: PreparedBatch) -> list[list[PreparedBatch]]:
         """Take ``batch``; returns the groups whose catalog transaction ended meanwhile."""
@@ -246,6 +256,7 @@ class _Committer:
         if any, gives way to the one being raised) and drop the open group, whose batches
         the next run reads again from the checkpoint."""
         self.on_commit = None  # on the way out: mirror nothing more
+        self._end_load(False)  # a transaction in flight whose load never ended rolls back
         try:
             self.drain()
         except BaseException:  # noqa: BLE001
@@ -261,6 +272,8 @@ class _Committer:
         self._in_flight = None
         if self._error is not None:
             error, self._error = self._error, None
+            if isinstance(error, _LoadFailed):  # the load's own error is on its way up
+                return []
             raise error
         self._committed(after)
         return [group]
@@ -277,22 +290,39 @@ class _Committer:
         # once Oxigraph has it (tens of MB a group, held twice otherwise while joined).
         for batch in group:
             batch.ntriples = b""
-        # Oxigraph first: the checkpoint must never get ahead of it.
-        self.store.add_ntriples(data)
-        del data
-        done = self.drain()
+        done = self.drain()  # one catalog transaction at a time, in file order
         self._in_flight = (group, Counter(self.pending))
+        self._load_ended.clear()
+        self._loaded = False
         self._thread = threading.Thread(target=self._write_in_thread, name="kgstore-ingest-catalog", daemon=True)
         self._thread.start()
+        try:
+            self.store.add_ntriples(data)
+        except BaseException:
+            self._end_load(False)
+            raise
+        self._end_load(True)
         return done
+
+    def _end_load(self, loaded: bool) -> None:
+        if not self._load_ended.is_set():
+            self._loaded = loaded
+            self._load_ended.set()
 
     def _write_in_thread(self) -> None:
         try:
-            self._write(*self._in_flight)
+            self._write(*self._in_flight, after_load=self._after_load)
         except BaseException as exc:  # noqa: BLE001 - raised by drain() in the caller's thread
             self._error = exc
 
-    def _write(self, group: list[PreparedBatch], after: Counter) -> None:
+    def _after_load(self) -> None:
+        """In the catalog thread, before the checkpoint: wait until Oxigraph holds the
+        group; if it never will, raise, so that the transaction rolls back."""
+        self._load_ended.wait()
+        if not self._loaded:
+            raise _LoadFailed()
+
+    def _write(self, group: list[PreparedBatch], after: Counter, after_load=None) -> None:
         with self.store.catalog.transaction() as con:
             if self.grouped:
                 # Beside Oxigraph's bulk load (and the parsing worker), a second DuckDB
@@ -303,6 +333,8 @@ class _Committer:
             for batch in group:
                 Catalog.write_rows(con, self.run_id, batch.facts, batch.entities, batch.relations,
                                    batch.rejected, self.file)
+            if after_load is not None:
+                after_load()
             last = group[-1].checkpoint
             Catalog.checkpoint(con, self.run_id, last.offset, last.line_no, dict(after))
 
@@ -313,3 +345,8 @@ class _Committer:
         self.counts.update(after)
         if self.on_commit is not None:
             self.on_commit()
+
+
+class _LoadFailed(Exception):
+    """Oxigraph's load of the group in flight failed or was interrupted: its catalog
+    transaction rolls back (the load's own error is what the caller sees)."""
