@@ -130,6 +130,41 @@ def test_interrupt_then_resume_with_a_worker(dump, tmp_path, monkeypatch):
     assert {k: v for k, v in resumed[1].items() if k != "runs"} == {k: v for k, v in clean[1].items() if k != "runs"}
 
 
+def test_an_interrupted_oxigraph_load_rolls_its_group_back_in_the_catalog(dump, tmp_path, monkeypatch):
+    """A group's catalog rows are written while Oxigraph loads it; when the load does not
+    end (here Ctrl-C on the third group's), that transaction rolls back: the catalog holds
+    exactly the facts Oxigraph holds, and the resumed run gives the clean store."""
+    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)
+    source = dump[0]
+    _ingest(tmp_path / "clean", source, monkeypatch, worker=False)
+    real, loads = Store.add_ntriples, []
+
+    def interrupted_third(self, data):
+        loads.append(len(data))
+        if len(loads) == 3:
+            raise KeyboardInterrupt
+        real(self, data)
+
+    monkeypatch.setattr(Store, "add_ntriples", interrupted_third)
+    with pytest.raises(KeyboardInterrupt):
+        _ingest(tmp_path / "resumed", source, monkeypatch, worker=True)
+    monkeypatch.setattr(Store, "add_ntriples", real)
+    assert len(loads) == 3 and _no_worker_left()
+    with Store.open(tmp_path / "resumed", read_only=True) as store:
+        in_oxigraph = next(iter(store.query(
+            "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(STRSTARTS(STR(?p), STR(wdt:))) }")))["n"].value
+        with store.catalog.connect() as con:
+            in_catalog = con.execute("SELECT count(*) FROM statements").fetchone()[0]
+            status, line = con.execute("SELECT status, checkpoint_line FROM ingest_runs").fetchone()
+    assert status == "interrupted" and 0 < line < ENTITIES
+    assert in_catalog == int(in_oxigraph) > 0
+    summary = _ingest(tmp_path / "resumed", source, monkeypatch, worker=True)
+    assert summary.status == "done" and summary.resumed_from_line == line
+    clean, resumed = _snapshot(tmp_path / "clean"), _snapshot(tmp_path / "resumed")
+    assert resumed[0] == clean[0]
+    assert {k: v for k, v in resumed[1].items() if k != "runs"} == {k: v for k, v in clean[1].items() if k != "runs"}
+
+
 def test_a_killed_worker_is_a_clear_error_and_the_run_resumes(dump, tmp_path, monkeypatch):
     monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 500)
     source = dump[0]
