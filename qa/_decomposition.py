@@ -7,7 +7,9 @@ The model writes (held to this shape by ``prograg_decompose.gbnf``)::
     2. What is the capital of [ANS1]? | city
 
 ``[ANS1]`` stands for the answers of the sub-question before; the text after ``|`` is the
-answer type the next step is told. The chain's length is the number of hops.
+answer type the next step is told. The chain's length is the number of hops. ``[ANS2]``
+is not part of the shape: a model that writes it has run past the question (the method
+stops generating there).
 """
 from __future__ import annotations
 
@@ -43,9 +45,11 @@ class Chain:
 
 def parse_decomposition(text: str, *, max_hops: int = 4) -> list[Chain]:
     """The chains in the model's text, in order; a chain with no sub-question is dropped,
-    and one longer than ``max_hops`` is cut there."""
+    and one longer than ``max_hops`` is cut there. A sub-question that repeats the one
+    before, slots aside, ends its chain: a small model runs on ("the capitals of [ANS1]",
+    "the capitals of [ANS2]", ...) once the question is used up."""
     chains: list[Chain] = []
-    entity, steps = None, []
+    entity, steps, cut = None, [], False
 
     def close():
         if entity and steps:
@@ -54,11 +58,13 @@ def parse_decomposition(text: str, *, max_hops: int = 4) -> list[Chain]:
     for line in text.splitlines():
         if m := _ENTITY.match(line):
             close()
-            entity, steps = m.group(1), []
-        elif (m := _STEP.match(line)) and entity:
-            question, _, answer_type = m.group(1).partition("|")
-            if question.strip():
-                steps.append(SubQuestion(question.strip(), answer_type.strip()))
+            entity, steps, cut = m.group(1), [], False
+        elif (m := _STEP.match(line)) and entity and not cut:
+            question, sep, answer_type = (x.strip() for x in m.group(1).partition("|"))
+            if steps and _SLOT.sub("", steps[-1].text) == _SLOT.sub("", question):
+                cut = True
+            elif question and sep:  # without "|" the line was cut off (a stop sequence)
+                steps.append(SubQuestion(question, answer_type))
     close()
     return chains
 

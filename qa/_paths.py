@@ -69,6 +69,15 @@ class ReasoningPath:
         """The path as the facts it walks, in stored direction: ``a | r | b; b | r2 | c``."""
         return "; ".join(s.fact.text() for s in self.steps)
 
+    def line(self) -> str:
+        """The path as one line from its start, each relation with the way it was walked:
+        ``Joel Zwick <- directed by <- Kismet -> in language -> English``."""
+        parts = [self.start_label]
+        for s in self.steps:
+            relation = s.fact.p_label or s.fact.p
+            parts.append(f"<- {relation} <- {s.end_label}" if s.backward else f"-> {relation} -> {s.end_label}")
+        return " ".join(parts)
+
 
 def prefixes(paths: Sequence[ReasoningPath]) -> list[ReasoningPath]:
     """Every non-empty prefix of every path, each once, shorter first within a path."""
@@ -97,21 +106,16 @@ def estimate_tokens(text: str) -> int:
 
 def pack(paths: Sequence[ReasoningPath], scores: Sequence[float], budget: int,
          cost: Callable[[ReasoningPath], int] | None = None) -> list[ReasoningPath]:
-    """The best-scoring paths, best first, while their facts fit in ``budget`` tokens. A
-    fact already packed (a shared prefix) costs nothing again; a path that does not fit is
-    skipped and smaller ones after it may still go in."""
-    cost = cost or (lambda p: estimate_tokens(p.text()))
-    seen: set[tuple] = set()
+    """The best-scoring paths, best first, while they fit in ``budget`` tokens (each path's
+    line by default); a path that does not fit is skipped, and smaller ones after it may
+    still go in."""
+    cost = cost or (lambda p: estimate_tokens(p.line()))
     chosen, used = [], 0
     for i in sorted(range(len(paths)), key=lambda i: -scores[i]):
-        path = paths[i]
-        fresh = [s for s in path.steps if (s.fact.s, s.fact.p, s.fact.o) not in seen]
-        extra = cost(ReasoningPath(path.start, path.start_label, tuple(fresh))) if fresh else 0
-        if used + extra > budget:
-            continue
-        used += extra
-        seen.update((s.fact.s, s.fact.p, s.fact.o) for s in fresh)
-        chosen.append(path)
+        extra = cost(paths[i])
+        if used + extra <= budget:
+            used += extra
+            chosen.append(paths[i])
     return chosen
 
 

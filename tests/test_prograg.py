@@ -99,10 +99,11 @@ def test_prefixes_and_packing_within_a_budget():
     pool = prefixes([long, other])
     assert [p.end_label for p in pool] == ["M", "X", "Y"]
     assert [p.text() for p in pool][1] == "T | one | M; M | two | X"
-    # the shared first fact costs once; a path over the budget is skipped, a smaller one still fits
+    assert [p.line() for p in pool][1:] == ["T -> one -> M -> two -> X", "T -> one -> M <- three <- Y"]
+    # best first; a path over the budget is skipped, a smaller one after it still fits
     cost = lambda p: 10 * len(p.steps)  # noqa: E731
-    assert [p.end_label for p in pack(pool, [0.5, 0.9, 0.7], 25, cost)] == ["X", "M"]
-    assert [p.end_label for p in pack(pool, [0.5, 0.9, 0.7], 30, cost)] == ["X", "Y", "M"]
+    assert [p.end_label for p in pack(pool, [0.5, 0.9, 0.7], 35, cost)] == ["X", "M"]
+    assert [p.end_label for p in pack(pool, [0.5, 0.9, 0.7], 50, cost)] == ["X", "Y", "M"]
 
 
 def test_choice_grammar_and_parsing():
@@ -155,7 +156,8 @@ def test_a_two_hop_path_is_walked_and_answered_with_its_facts_as_evidence(store)
     assert "[ANS1] is: Nepal; People's Republic of China" in prompts[3]
     assert "Nepal | capital | Kathmandu" in prompts[4] and "People's Republic of China | capital | Beijing" in prompts[4]
     # the answer step sees the packed paths and may mark only their ends
-    assert "Mount Everest | country | Nepal; People's Republic of China" in prompts[5]
+    assert "Mount Everest -> country -> Nepal -> capital -> Kathmandu\n" in prompts[5]
+    assert "Mount Everest -> country -> People's Republic of China\n" in prompts[5]  # a prefix
     assert '"Kathmandu"' in llm.calls[5]["grammar"] and '"Mount Everest"' not in llm.calls[5]["grammar"]
     hops = result.trace["walk"]["chains"][0]["hops"]
     assert [h["au"] for h in hops] == [None, None]  # a scripted pick has no logits: the gate stays closed
@@ -197,3 +199,18 @@ def test_without_decomposition_the_question_is_asked_at_every_hop(store):
     assert result.answers == ["Nepal"] and len(result.trace["walk"]["chains"][0]["hops"]) == 2
     with pytest.raises(UnknownOptionError, match="au_threshold"):
         make_method("prograg", QAContext(store=store, llm=ScriptedLLM([])), threshold=0.5)
+
+
+# -- the real local model (marked ``llm``: runs in CI, so one short question) -----------------
+@pytest.mark.llm
+def test_real_model_answers_a_two_hop_question_with_its_path_as_evidence(store):
+    from kgstore.config import LLMConfig
+    from qa.llm import llm_from_config
+
+    result = make_method("prograg", QAContext(store, llm_from_config(LLMConfig(n_ctx=1024)))).answer(QUESTION)
+    assert not result.refused, result.refusal
+    assert set(result.answers) == {"Kathmandu", "Beijing"}
+    assert {(EVEREST, WDT + "P17", NEPAL), (NEPAL, WDT + "P36", WD + "Q3037"),
+            (EVEREST, WDT + "P17", CHINA), (CHINA, WDT + "P36", WD + "Q956")} <= {(e.s, e.p, e.o)
+                                                                                 for e in result.evidence}
+    assert len(result.trace["walk"]["chains"][0]["hops"]) == 2

@@ -14,10 +14,10 @@ widening a choice the model was unsure of.
    similarity to the sub-question plus ``structure_weight`` × the personalized PageRank of
    its end from the topic entity over the facts read so far (the research's trained GNN
    replaced by a graph statistic, :mod:`qa._graph_scores`). A nucleus of ends is kept
-   (top-p 0.9 of softmax(score / 0.1), between 5 and 10 entities), and the model picks the
-   facts that answer the sub-question, or None. A picked fact stands for the nucleus facts
-   of the same relation read the same way (the model names one of several films a director
-   made, not all).
+   (top-p 0.9 of softmax(score / 0.1), between 5 and 10 entities), and the model picks up
+   to ``max_picks`` (3) of their facts that answer the sub-question, or None. A picked
+   fact stands for the nucleus facts of the same relation read the same way (the model
+   names one of several films a director made, not all).
 3. **Uncertainty gate.** The raw logits of the pick's first token, over the reply's
    options (the facts' letters and None, k = min(5, options)), give the aleatoric
    uncertainty AU (:mod:`qa._uncertainty`); when AU exceeds ``au_threshold``, the
@@ -25,19 +25,18 @@ widening a choice the model was unsure of.
    A backend that exposes no raw logits leaves the gate closed (traced as ``au: null``).
 4. **Prefixes and repacking.** Every prefix of every path found is a candidate (a question
    may need fewer hops than its chain says); all are ranked against the whole question and
-   packed best-first into ``budget`` tokens. ``prefixes=False`` (the ablation) keeps only
-   the longest paths.
-5. **Answer.** The model answers from the packed facts (the shared answer step), each mark
-   held to the end of a packed path; answers are grounded to those ends, and the paths
-   that end at an answer are its evidence. No path, or no answer at a path's end, is a
-   refusal.
+   packed best-first into ``budget`` tokens, one line per path. ``prefixes=False`` (the
+   ablation) keeps only the longest paths.
+5. **Answer.** The model answers from the packed paths (the shared answer step), each mark
+   held to the end of a packed path; answers are grounded to those ends, and the facts of
+   the paths that end at an answer are its evidence. No path, or no answer at a path's
+   end, is a refusal.
 """
 from __future__ import annotations
 
 from .._answering import ask_for_answers
 from .._decomposition import Chain, parse_decomposition, undecomposed
 from .._graph_scores import nucleus
-from .._graph_text import labelled, triple_lines
 from .._grounding import normalise_label
 from .._paths import ReasoningPath, distinct, pack, packed_facts, prefixes
 from .._progressive import (LETTERS, NONE, choice_grammar, combined_scores, expand, lettered, parse_choices, readings)
@@ -60,9 +59,9 @@ class ProgRAGMethod(QAMethod):
     def __init__(self, context: QAContext, *, decompose: bool = True, prefixes: bool = True,
                  au_threshold: float = DEFAULT_AU_THRESHOLD, au_k: int = 5, gate_extra: int = 4,
                  relations: int = 8, keep_relations: int = 3, top_p: float = 0.9, min_entities: int = 5,
-                 max_entities: int = 10, nucleus_temperature: float = 0.1, structure_weight: float = 0.5,
+                 max_entities: int = 10, nucleus_temperature: float = 0.1, structure_weight: float = 0.3,
                  max_hops: int = 4, hops_without_decomposition: int = 3, max_edges: int = 100,
-                 max_candidates: int = 300, max_facts_shown: int = 12, budget: int = 400,
+                 max_candidates: int = 300, max_facts_shown: int = 12, max_picks: int = 3, budget: int = 400,
                  decompose_tokens: int = 160, answer_tokens: int = 80):
         super().__init__(context)
         self.decompose = _flag(decompose)
@@ -82,6 +81,7 @@ class ProgRAGMethod(QAMethod):
         self.max_edges = int(max_edges)
         self.max_candidates = int(max_candidates)
         self.max_facts_shown = int(max_facts_shown)
+        self.max_picks = int(max_picks)
         self.budget = int(budget)
         self.decompose_tokens = int(decompose_tokens)
         self.answer_tokens = int(answer_tokens)
@@ -114,7 +114,7 @@ class ProgRAGMethod(QAMethod):
             run.record("decompose", chains=[chain.to_dict()], linked=[[linked[0].iri, linked[0].label]])
             return [(chain, linked[0].iri, linked[0].label)]
         completion = run.ask("decompose", "prograg_decompose", {"question": question},
-                             max_tokens=self.decompose_tokens, temperature=0.0,
+                             max_tokens=self.decompose_tokens, temperature=0.0, stop=["[ANS2]"],
                              grammar=grammar_text("prograg_decompose"))
         chains = parse_decomposition(completion.text, max_hops=self.max_hops)
         out, unlinked = [], []
@@ -197,35 +197,39 @@ class ProgRAGMethod(QAMethod):
         core = set(nucleus(by_end, top_p=self.top_p, at_least=self.min_entities, at_most=self.max_entities,
                            temperature=self.nucleus_temperature))
         order = sorted(range(len(candidates)), key=lambda i: -scored[i][0])
-        shown = [i for i in order if candidates[i].end in core][:self.max_facts_shown]
+        # one line per fact: several paths may reach the same fact, and all of them go on
+        facts = list(dict.fromkeys(_last(candidates[i]) for i in order if candidates[i].end in core))
+        shown = facts[:self.max_facts_shown]
+        text = {_last(p): p.steps[-1].fact.text() for p in candidates}
         completion = run.ask("pick", "prograg_pick",
                              {"question": sub.text, "slot": _slot_line(sub.text, labels),
-                              "facts": lettered([candidates[i].steps[-1].fact.text() for i in shown])},
-                             max_tokens=40, temperature=0.0, logprobs=20,
-                             grammar=choice_grammar(len(shown), none=True))
+                              "facts": lettered([text[f] for f in shown])},
+                             max_tokens=16, temperature=0.0, logprobs=20,
+                             grammar=choice_grammar(len(shown), none=True, most=self.max_picks))
         chosen = [shown[i] for i in parse_choices(completion.text, len(shown))]
-        ways = {(candidates[i].steps[-1].fact.p, candidates[i].steps[-1].backward) for i in chosen}
-        siblings = [i for i in shown if (candidates[i].steps[-1].fact.p, candidates[i].steps[-1].backward) in ways]
-        au = self.uncertainty(completion, len(shown))
+        ways = {(f[1], f[3]) for f in chosen}
+        siblings = [f for f in facts if (f[1], f[3]) in ways]
+        au, logits = self.uncertainty(completion, len(shown))
         gated = au is not None and au > self.au_threshold
-        extra = order[:self.gate_extra] if gated else []
+        extra = list(dict.fromkeys(_last(candidates[i]) for i in order))[:self.gate_extra] if gated else []
         picked = list(dict.fromkeys(chosen + siblings + extra))
         trace.update(candidates=len(candidates), nucleus=len(core),
                      shown=[[candidates[i].steps[-1].fact.text(), round(scored[i][0], 4), round(sims[i], 4),
-                             round(scored[i][1], 4)] for i in shown],
-                     pick=completion.text.strip(), au=None if au is None else round(au, 4), gate=gated,
-                     picked=[candidates[i].steps[-1].fact.text() for i in picked])
-        return [candidates[i] for i in picked]
+                             round(scored[i][1], 4)] for i in order if _last(candidates[i]) in shown],
+                     pick=completion.text.strip(), logits=logits, au=None if au is None else round(au, 4),
+                     gate=gated, picked=[text[f] for f in picked])
+        rank = {f: i for i, f in enumerate(picked)}
+        return sorted((p for p in candidates if _last(p) in rank), key=lambda p: rank[_last(p)])
 
-    def uncertainty(self, completion, options: int) -> float | None:
-        """AU of the pick's first token over the reply's options: the facts' letters and None
-        (k = min(au_k, facts shown + 1))."""
+    def uncertainty(self, completion, options: int) -> tuple[float | None, list[float]]:
+        """AU of the pick's first token over the reply's options, the facts' letters and
+        None (k = min(au_k, facts shown + 1)), and the logits it was computed from."""
         steps = completion.top_logprobs or []
         if not steps or not steps[0].top_logits:
-            return None
+            return None, []
         names = list(LETTERS[:options]) + [NONE]
         logits = option_logits(steps[0].top_logits, names, min(self.au_k, len(names)))
-        return aleatoric_uncertainty(logits)
+        return aleatoric_uncertainty(logits), [round(x, 3) for x in logits]
 
     # -- 4. prefixes and repacking ----------------------------------------------------------------
     def repack(self, question: str, found: list[ReasoningPath], index, run: MethodRun) -> list[ReasoningPath]:
@@ -237,7 +241,7 @@ class ProgRAGMethod(QAMethod):
         scores = similarities(index, question, [p.text() for p in pool])
         packed = pack(pool, scores, self.budget)
         run.record("repack", paths=len(found), candidates=len(pool), budget=self.budget,
-                   packed=[[p.text(), round(s, 4)] for p, s in sorted(zip(pool, scores), key=lambda x: -x[1])
+                   packed=[[p.line(), round(s, 4)] for p, s in sorted(zip(pool, scores), key=lambda x: -x[1])
                            if p in packed])
         return packed
 
@@ -248,8 +252,8 @@ class ProgRAGMethod(QAMethod):
         for p in packed:
             if p.end not in topics:
                 ends.setdefault(normalise_label(p.end_label), (p.end_label, None if p.end_is_literal else p.end))
-        facts = triple_lines(labelled(packed_facts(packed)), counts=True)
-        marks = ask_for_answers(run, "answer", "pseudo_graph_answer", {"facts": facts, "question": question},
+        lines = "\n".join(p.line() for p in packed)
+        marks = ask_for_answers(run, "answer", "prograg_answer", {"paths": lines, "question": question},
                                 max_tokens=self.answer_tokens, terms=[label for label, _ in ends.values()])
         grounded = list(dict.fromkeys(ends[k] for k in (normalise_label(m) for m in marks) if k in ends))
         run.record("grounding", marked=marks, grounded=[label for label, _ in grounded])
@@ -263,6 +267,12 @@ class ProgRAGMethod(QAMethod):
                                                        else normalise_label(p.end_label)) in answered])
         return Answer(question=question, method=self.name, answers=[label for label, _ in grounded],
                       answer_iris=[iri for _, iri in grounded], evidence=evidence)
+
+
+def _last(path: ReasoningPath) -> tuple[str, str, str, bool]:
+    """The fact a candidate path ends with, and the way it was walked."""
+    step = path.steps[-1]
+    return (step.fact.s, step.fact.p, step.fact.o, step.backward)
 
 
 def _slot_line(text: str, labels) -> str:
