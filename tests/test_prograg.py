@@ -140,49 +140,54 @@ def pick(text: str, logits: dict[str, float]) -> Completion:
 
 
 def test_a_two_hop_path_is_walked_and_answered_with_its_facts_as_evidence(store):
-    result, llm = ask(store, [DECOMPOSITION, "A", "A", "A, B", "A", "{Kathmandu}, {Beijing}"])
+    result, llm = ask(store, [DECOMPOSITION, "A", "A, B", "A", "{Kathmandu}, {Beijing}"])
     assert not result.refused, result.refusal
     assert result.answers == ["Kathmandu", "Beijing"] and result.answer_iris == [WD + "Q3037", WD + "Q956"]
     assert {(e.s, e.p, e.o) for e in result.evidence} == {
         (EVEREST, WDT + "P17", NEPAL), (NEPAL, WDT + "P36", WD + "Q3037"),
         (EVEREST, WDT + "P17", CHINA), (CHINA, WDT + "P36", WD + "Q956")}
     prompts = llm.prompts
-    # hop 1: Everest's relations ranked by similarity, the model prunes, then picks one of the facts
+    # hop 1: Everest's relations ranked by similarity, the model prunes them to `country`,
+    # whose two facts are taken without a pick (any pick would stand for both)
     assert "Expected answer type: country" in prompts[1] and "A. what is the country of Mount Everest" in prompts[1]
-    assert prompts[2] == ("Sub-question: Which countries is Mount Everest in?\nFacts:\n"
-                          "A. Mount Everest | country | Nepal\n"
-                          "B. Mount Everest | country | People's Republic of China")
-    # hop 2: [ANS1] is both countries (the picked fact's sibling came along)
-    assert "[ANS1] is: Nepal; People's Republic of China" in prompts[3]
-    assert "Nepal | capital | Kathmandu" in prompts[4] and "People's Republic of China | capital | Beijing" in prompts[4]
-    # the answer step sees the packed paths and may mark only their ends
-    assert "Mount Everest -> country -> Nepal -> capital -> Kathmandu\n" in prompts[5]
-    assert "Mount Everest -> country -> People's Republic of China\n" in prompts[5]  # a prefix
-    assert '"Kathmandu"' in llm.calls[5]["grammar"] and '"Mount Everest"' not in llm.calls[5]["grammar"]
     hops = result.trace["walk"]["chains"][0]["hops"]
-    assert [h["au"] for h in hops] == [None, None]  # a scripted pick has no logits: the gate stays closed
+    assert hops[0]["pick"] == "(not asked: one relation)" and len(hops[0]["picked"]) == 2
+    # hop 2: [ANS1] is both countries; the model picks one capital fact, its sibling comes along
+    assert "[ANS1] is: Nepal; People's Republic of China" in prompts[2]
+    assert prompts[3].startswith("Sub-question: What is the capital of [ANS1]?\n[ANS1] is: Nepal; People's "
+                                 "Republic of China\nFacts:\nA. Nepal | capital | Kathmandu\n")
+    assert "People's Republic of China | capital | Beijing" in prompts[3]
+    # the answer step sees the packed paths and may mark only their ends
+    assert "Mount Everest -> country -> Nepal -> capital -> Kathmandu\n" in prompts[4]
+    assert "Mount Everest -> country -> People's Republic of China\n" in prompts[4]  # a prefix
+    assert '"Kathmandu"' in llm.calls[4]["grammar"] and '"Mount Everest"' not in llm.calls[4]["grammar"]
+    assert hops[1]["au"] is None and not hops[1]["gate"]  # a scripted pick has no logits: the gate stays closed
 
 
 def test_an_unsure_none_opens_the_gate_and_a_sure_one_refuses(store):
-    unsure = {"None": 20.0, "A": 19.9, "B": 19.8}  # AU = 1.0820 > 1.0 (k = 2 facts + None)
-    sure = {"None": 30.0, "A": 1.0, "B": 0.5}  # AU = 0.1968
-    result, _ = ask(store, [DECOMPOSITION, "A", pick("None", unsure), "A, B", "A", "{Kathmandu}"],
+    # hop 1 keeps `country` and `continent`: three facts, and the pick's options are A, B, C and None
+    unsure = {"None": 20.0, "A": 19.9, "B": 19.8, "C": 19.7, "The": 25.0}  # AU = 1.3676 > 1.0 (k = 4)
+    sure = {"None": 30.0, "A": 1.0, "B": 0.5, "C": 0.25}  # AU = 0.2321
+    result, _ = ask(store, [DECOMPOSITION, "A, B", pick("None", unsure), "A, B", "A", "{Kathmandu}"],
                     au_threshold=1.0)
     hop = result.trace["walk"]["chains"][0]["hops"][0]
-    assert hop["au"] == pytest.approx(aleatoric_uncertainty([20.0, 19.9, 19.8]), abs=1e-4) and hop["gate"]
-    assert set(hop["picked"]) == {"Mount Everest | country | Nepal", "Mount Everest | country | People's Republic of China"}
+    assert hop["logits"] == [20.0, 19.9, 19.8, 19.7]  # "The" is no option
+    assert hop["au"] == pytest.approx(aleatoric_uncertainty([20.0, 19.9, 19.8, 19.7]), abs=1e-4) and hop["gate"]
+    assert set(hop["picked"]) == {"Mount Everest | country | Nepal", "Mount Everest | continent | Asia",
+                                  "Mount Everest | country | People's Republic of China"}
     assert result.answers == ["Kathmandu"]
-    result, llm = ask(store, [DECOMPOSITION, "A", pick("None", sure)], au_threshold=1.0)
+    result, llm = ask(store, [DECOMPOSITION, "A, B", pick("None", sure)], au_threshold=1.0)
+    assert result.trace["walk"]["chains"][0]["hops"][0]["au"] == pytest.approx(0.2321, abs=1e-4)
     assert result.refused and result.refusal.reason == "no_path" and len(llm.calls) == 3
     assert "no path from 'Mount Everest' reaches a candidate answer" in result.refusal.message
 
 
 def test_without_prefixes_the_middle_of_a_path_cannot_be_the_answer(store):
-    responses = [DECOMPOSITION, "A", "A", "A, B", "A", "{Nepal}"]
+    responses = [DECOMPOSITION, "A", "A, B", "A", "{Nepal}"]
     with_prefixes, _ = ask(store, list(responses))
     assert with_prefixes.answers == ["Nepal"]  # a prefix ends at Nepal
     without, llm = ask(store, list(responses), prefixes=False)
-    assert '"Nepal"' not in llm.calls[5]["grammar"]
+    assert '"Nepal"' not in llm.calls[4]["grammar"]
     assert without.refused and without.refusal.reason == "not_in_store"
 
 
@@ -193,9 +198,9 @@ def test_a_question_about_no_store_entity_is_refused(store):
 
 
 def test_without_decomposition_the_question_is_asked_at_every_hop(store):
-    result, llm = ask(store, ["A", "A", "B", "None", "{Nepal}"], decompose=False)
-    assert "decompose" not in result.trace["decompose"]  # no call: the trace holds only the chain
-    assert [p.split("\n")[0] for p in llm.prompts[:4]] == [f"Sub-question: {QUESTION}"] * 4
+    result, llm = ask(store, ["A", "A, B", "None", "{Nepal}"], decompose=False)
+    assert "llm" not in result.trace["decompose"]  # no call: the trace holds only the chain
+    assert [p.split("\n")[0] for p in llm.prompts[:3]] == [f"Sub-question: {QUESTION}"] * 3
     assert result.answers == ["Nepal"] and len(result.trace["walk"]["chains"][0]["hops"]) == 2
     with pytest.raises(UnknownOptionError, match="au_threshold"):
         make_method("prograg", QAContext(store=store, llm=ScriptedLLM([])), threshold=0.5)

@@ -17,7 +17,9 @@ widening a choice the model was unsure of.
    (top-p 0.9 of softmax(score / 0.1), between 5 and 10 entities), and the model picks up
    to ``max_picks`` (3) of their facts that answer the sub-question, or None. A picked
    fact stands for the nucleus facts of the same relation read the same way (the model
-   names one of several films a director made, not all).
+   names one of several films a director made, not all). So when every fact shown reads
+   one relation the same way, the pick could only be "all" and is not asked
+   (``ask_single_relation=True`` asks anyway).
 3. **Uncertainty gate.** The raw logits of the pick's first token, over the reply's
    options (the facts' letters and None, k = min(5, options)), give the aleatoric
    uncertainty AU (:mod:`qa._uncertainty`); when AU exceeds ``au_threshold``, the
@@ -60,8 +62,8 @@ class ProgRAGMethod(QAMethod):
                  au_threshold: float = DEFAULT_AU_THRESHOLD, au_k: int = 5, gate_extra: int = 4,
                  relations: int = 8, keep_relations: int = 3, top_p: float = 0.9, min_entities: int = 5,
                  max_entities: int = 10, nucleus_temperature: float = 0.1, structure_weight: float = 0.3,
-                 max_hops: int = 4, hops_without_decomposition: int = 3, max_edges: int = 100,
-                 max_candidates: int = 300, max_facts_shown: int = 12, max_picks: int = 3, budget: int = 400,
+                 max_hops: int = 3, hops_without_decomposition: int = 3, max_edges: int = 100,
+                 max_candidates: int = 300, max_facts_shown: int = 12, max_picks: int = 3, ask_single_relation: bool = False, budget: int = 400,
                  decompose_tokens: int = 160, answer_tokens: int = 80):
         super().__init__(context)
         self.decompose = _flag(decompose)
@@ -82,6 +84,7 @@ class ProgRAGMethod(QAMethod):
         self.max_candidates = int(max_candidates)
         self.max_facts_shown = int(max_facts_shown)
         self.max_picks = int(max_picks)
+        self.ask_single_relation = _flag(ask_single_relation)
         self.budget = int(budget)
         self.decompose_tokens = int(decompose_tokens)
         self.answer_tokens = int(answer_tokens)
@@ -115,16 +118,16 @@ class ProgRAGMethod(QAMethod):
             return [(chain, linked[0].iri, linked[0].label)]
         completion = run.ask("decompose", "prograg_decompose", {"question": question},
                              max_tokens=self.decompose_tokens, temperature=0.0, stop=["[ANS2]"],
-                             grammar=grammar_text("prograg_decompose"))
+                             stop_repeated_lines=True, grammar=grammar_text("prograg_decompose"))
         chains = parse_decomposition(completion.text, max_hops=self.max_hops)
         out, unlinked = [], []
         for chain in chains:
             found = exact_entities(index, chain.entity, 1) or [
                 (c.iri, c.label) for c in linked if normalise_label(c.label) in normalise_label(chain.entity)
                 or normalise_label(chain.entity) in normalise_label(c.label)][:1]
-            if found:
+            if found and all(iri != found[0][0] for _, iri, _ in out):  # a chain repeated is walked once
                 out.append((chain, *found[0]))
-            else:
+            elif not found:
                 unlinked.append(chain.entity)
         if not chains and linked:
             # nothing usable came back: the whole question from the entity it names, as without decomposition
@@ -201,6 +204,14 @@ class ProgRAGMethod(QAMethod):
         facts = list(dict.fromkeys(_last(candidates[i]) for i in order if candidates[i].end in core))
         shown = facts[:self.max_facts_shown]
         text = {_last(p): p.steps[-1].fact.text() for p in candidates}
+        score = {}
+        for i in order:
+            score.setdefault(_last(candidates[i]), [round(scored[i][0], 4), round(sims[i], 4), round(scored[i][1], 4)])
+        trace.update(candidates=len(candidates), nucleus=len(core), shown=[[text[f]] + score[f] for f in shown])
+        if len({(f[1], f[3]) for f in shown}) == 1 and not self.ask_single_relation:
+            # every fact shown reads one relation one way, so any pick stands for all of them
+            trace.update(pick="(not asked: one relation)", au=None, gate=False, picked=[text[f] for f in facts])
+            return [candidates[i] for i in order if _last(candidates[i]) in set(facts)]
         completion = run.ask("pick", "prograg_pick",
                              {"question": sub.text, "slot": _slot_line(sub.text, labels),
                               "facts": lettered([text[f] for f in shown])},
@@ -213,10 +224,7 @@ class ProgRAGMethod(QAMethod):
         gated = au is not None and au > self.au_threshold
         extra = list(dict.fromkeys(_last(candidates[i]) for i in order))[:self.gate_extra] if gated else []
         picked = list(dict.fromkeys(chosen + siblings + extra))
-        trace.update(candidates=len(candidates), nucleus=len(core),
-                     shown=[[candidates[i].steps[-1].fact.text(), round(scored[i][0], 4), round(sims[i], 4),
-                             round(scored[i][1], 4)] for i in order if _last(candidates[i]) in shown],
-                     pick=completion.text.strip(), logits=logits, au=None if au is None else round(au, 4),
+        trace.update(pick=completion.text.strip(), logits=logits, au=None if au is None else round(au, 4),
                      gate=gated, picked=[text[f] for f in picked])
         rank = {f: i for i, f in enumerate(picked)}
         return sorted((p for p in candidates if _last(p) in rank), key=lambda p: rank[_last(p)])
