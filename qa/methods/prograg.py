@@ -64,7 +64,7 @@ class ProgRAGMethod(QAMethod):
                  max_entities: int = 10, nucleus_temperature: float = 0.1, structure_weight: float = 0.3,
                  max_hops: int = 3, hops_without_decomposition: int = 3, max_edges: int = 100,
                  max_candidates: int = 300, max_facts_shown: int = 12, max_picks: int = 3, ask_single_relation: bool = False, budget: int = 400,
-                 decompose_tokens: int = 160, answer_tokens: int = 80):
+                 decompose_tokens: int = 160, answer_tokens: int = 120):
         super().__init__(context)
         self.decompose = _flag(decompose)
         self.prefixes = _flag(prefixes)
