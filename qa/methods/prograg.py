@@ -63,31 +63,32 @@ class ProgRAGMethod(QAMethod):
                  relations: int = 8, keep_relations: int = 3, top_p: float = 0.9, min_entities: int = 5,
                  max_entities: int = 10, nucleus_temperature: float = 0.1, structure_weight: float = 0.3,
                  max_hops: int = 3, hops_without_decomposition: int = 3, max_edges: int = 100,
-                 max_candidates: int = 300, max_facts_shown: int = 12, max_picks: int = 3, ask_single_relation: bool = False, budget: int = 400,
-                 decompose_tokens: int = 160, answer_tokens: int = 120):
+                 max_candidates: int = 300, max_facts_shown: int = 12, max_picks: int = 3,
+                 ask_single_relation: bool = False, budget: int = 400, decompose_tokens: int = 160,
+                 answer_tokens: int = 120):
         super().__init__(context)
         self.decompose = _flag(decompose)
         self.prefixes = _flag(prefixes)
-        self.au_threshold = float(au_threshold)
-        self.au_k = int(au_k)
-        self.gate_extra = int(gate_extra)
-        self.relations = int(relations)
-        self.keep_relations = int(keep_relations)
-        self.top_p = float(top_p)
-        self.min_entities = int(min_entities)
-        self.max_entities = int(max_entities)
-        self.nucleus_temperature = float(nucleus_temperature)
-        self.structure_weight = float(structure_weight)
-        self.max_hops = int(max_hops)
-        self.hops_without_decomposition = int(hops_without_decomposition)
-        self.max_edges = int(max_edges)
-        self.max_candidates = int(max_candidates)
-        self.max_facts_shown = int(max_facts_shown)
-        self.max_picks = int(max_picks)
         self.ask_single_relation = _flag(ask_single_relation)
-        self.budget = int(budget)
-        self.decompose_tokens = int(decompose_tokens)
-        self.answer_tokens = int(answer_tokens)
+        self.au_threshold = au_threshold
+        self.au_k = au_k
+        self.gate_extra = gate_extra
+        self.relations = relations
+        self.keep_relations = keep_relations
+        self.top_p = top_p
+        self.min_entities = min_entities
+        self.max_entities = max_entities
+        self.nucleus_temperature = nucleus_temperature
+        self.structure_weight = structure_weight
+        self.max_hops = max_hops
+        self.hops_without_decomposition = hops_without_decomposition
+        self.max_edges = max_edges
+        self.max_candidates = max_candidates
+        self.max_facts_shown = max_facts_shown
+        self.max_picks = max_picks
+        self.budget = budget
+        self.decompose_tokens = decompose_tokens
+        self.answer_tokens = answer_tokens
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         index = self.context.get_index()
@@ -173,9 +174,9 @@ class ProgRAGMethod(QAMethod):
         model to ``keep_relations`` when more remain."""
         options = readings(edges)
         scores = similarities(index, question, [r.phrase(given) for r in options])
-        ranked = [r for _, r in sorted(zip(scores, options), key=lambda x: -x[0])][:self.relations]
-        trace["relations"] = [[r.phrase(given), round(s, 4)] for s, r in sorted(zip(scores, options),
-                                                                                  key=lambda x: -x[0])][:self.relations]
+        best = sorted(range(len(options)), key=lambda i: -scores[i])[:self.relations]
+        ranked = [options[i] for i in best]
+        trace["relations"] = [[options[i].phrase(given), round(scores[i], 4)] for i in best]
         if len(ranked) <= self.keep_relations:
             return ranked
         completion = run.ask("relations", "prograg_relations",
