@@ -119,7 +119,7 @@ class ProgRAGMethod(QAMethod):
             return [(chain, linked[0].iri, linked[0].label)]
         completion = run.ask("decompose", "prograg_decompose", {"question": question},
                              max_tokens=self.decompose_tokens, temperature=0.0, stop=["[ANS2]"],
-                             stop_repeated_lines=True, grammar=grammar_text("prograg_decompose"))
+                             grammar=grammar_text("prograg_decompose"))
         chains = parse_decomposition(completion.text, max_hops=self.max_hops)
         out, unlinked = [], []
         for chain in chains:
