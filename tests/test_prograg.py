@@ -13,7 +13,7 @@ from kgstore import Store
 from kgstore.errors import UnknownOptionError
 from kgstore.terms import WD, WDT
 from qa import QAContext, ScriptedLLM, make_method
-from qa._decomposition import SubQuestion, parse_decomposition
+from qa._decomposition import SubQuestion, cut_restatement, parse_decomposition
 from qa._graph_scores import nucleus, personalized_pagerank
 from qa._paths import ReasoningPath, Step, pack, prefixes
 from qa._progressive import choice_grammar, parse_choices
@@ -74,6 +74,10 @@ def test_decomposition_parses_chains_and_fills_the_answer_slot():
     assert chains[0].steps[1] == SubQuestion("What is the capital of [ANS1]?", "city")
     assert chains[0].steps[1].filled("Nepal") == "What is the capital of Nepal?"
     assert len(parse_decomposition(DECOMPOSITION, max_hops=1)[0].steps) == 1
+    # a sub-question that says again what the one before asked ends the chain
+    said = {("What is the capital of it?", "Which city is the capital of it?"): 0.93}
+    chain = parse_decomposition(DECOMPOSITION + "3. Which city is the capital of [ANS1]? | city\n")[0]
+    assert cut_restatement(chain, lambda a, b: said.get((a, b), 0.4), 0.85) == chains[0]
 
 
 def test_personalized_pagerank_favours_ends_reached_by_more_paths():

@@ -4,8 +4,9 @@ widening a choice the model was unsure of.
 
 1. **Decompose.** The model names the question's key entities and writes, per entity, a
    chain of sub-questions (``[ANS1]`` for the answer before) with each answer's type
-   (:mod:`qa._decomposition`); the chain's length is the number of hops. Each entity is
-   linked by name. With ``decompose=False`` (the ablation) the whole question is asked at
+   (:mod:`qa._decomposition`); the chain's length is the number of hops. A sub-question
+   that restates the one before (cosine ≥ ``restatement``, 0.85) ends the chain: a 1.5B
+   model often adds one. Each entity is linked by name. With ``decompose=False`` (the ablation) the whole question is asked at
    every hop, for ``hops_without_decomposition`` hops, until the model picks nothing.
 2. **Per hop.** The current entities' relations, read both ways, are ranked against the
    sub-question by embedding similarity; the top ``relations`` (8) are kept, and when more
@@ -37,7 +38,7 @@ widening a choice the model was unsure of.
 from __future__ import annotations
 
 from .._answering import ask_for_answers
-from .._decomposition import Chain, parse_decomposition, undecomposed
+from .._decomposition import Chain, cut_restatement, parse_decomposition, undecomposed
 from .._graph_scores import nucleus
 from .._grounding import normalise_label
 from .._paths import ReasoningPath, distinct, pack, packed_facts, prefixes
@@ -65,7 +66,7 @@ class ProgRAGMethod(QAMethod):
                  max_hops: int = 3, hops_without_decomposition: int = 3, max_edges: int = 100,
                  max_candidates: int = 300, max_facts_shown: int = 12, max_picks: int = 3,
                  ask_single_relation: bool = False, budget: int = 400, decompose_tokens: int = 160,
-                 answer_tokens: int = 120):
+                 answer_tokens: int = 120, restatement: float = 0.85):
         super().__init__(context)
         self.decompose = _flag(decompose)
         self.prefixes = _flag(prefixes)
@@ -89,6 +90,7 @@ class ProgRAGMethod(QAMethod):
         self.budget = budget
         self.decompose_tokens = decompose_tokens
         self.answer_tokens = answer_tokens
+        self.restatement = restatement
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         index = self.context.get_index()
@@ -120,7 +122,8 @@ class ProgRAGMethod(QAMethod):
         completion = run.ask("decompose", "prograg_decompose", {"question": question},
                              max_tokens=self.decompose_tokens, temperature=0.0, stop=["[ANS2]"],
                              grammar=grammar_text("prograg_decompose"))
-        chains = parse_decomposition(completion.text, max_hops=self.max_hops)
+        chains = [cut_restatement(c, lambda a, b: similarities(index, a, [b])[0], self.restatement)
+                  for c in parse_decomposition(completion.text, max_hops=self.max_hops)]
         out, unlinked = [], []
         for chain in chains:
             found = exact_entities(index, chain.entity, 1) or [
