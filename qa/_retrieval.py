@@ -35,6 +35,24 @@ def hit_evidence(hit) -> Evidence:
                     score=float(hit.score), via=x.get("via"))
 
 
+def edge_evidence(edge) -> Evidence:
+    """One direct fact (a ``kgstore.Edge`` from :func:`entity_edges`) as Evidence."""
+    return Evidence(s=edge.s, p=edge.p, o=edge.o, s_label=edge.s_label, p_label=edge.p_label,
+                    o_label=None if edge.o_literal else edge.o_label, literal=edge.o_literal,
+                    datatype=edge.datatype)
+
+
+def similarities(index, query: str, texts: Sequence[str]) -> list[float]:
+    """The cosine of each of ``texts`` to ``query`` in the index's embedding space (each
+    distinct text embedded once, with the query, in one batch)."""
+    if not texts:
+        return []
+    distinct = list(dict.fromkeys(texts))
+    vectors = index.embed([query] + distinct)
+    by_text = dict(zip(distinct, (vectors[1:] @ vectors[0]).tolist()))
+    return [float(by_text[t]) for t in texts]
+
+
 def entity_popularity(store, iris: Iterable[str]) -> dict[str, int]:
     """Catalog popularity (statements as subject plus as object) of each IRI; 0 if unknown."""
     return store.popularity(iris)

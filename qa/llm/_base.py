@@ -14,11 +14,17 @@ Prompt = Union[str, Sequence[Message]]
 
 @dataclass(frozen=True)
 class TokenLogprobs:
-    """The chosen token and the most likely alternatives at one generation step."""
+    """The chosen token and the most likely alternatives at one generation step.
+
+    ``top`` holds their log-probabilities; ``top_logits`` the same tokens' raw logits
+    (before normalisation) where the backend exposes them (llama.cpp does; an
+    OpenAI-compatible server does not, and leaves it empty). Measures that are not
+    shift-invariant, such as the evidential uncertainty of top-k logits, need the raw ones."""
 
     token: str
     logprob: float
     top: dict[str, float] = field(default_factory=dict)
+    top_logits: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

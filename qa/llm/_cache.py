@@ -3,7 +3,8 @@ completion without calling the model again.
 
 At temperature 0 a local model is deterministic, so a threshold sweep, which changes
 only what happens after the model has written, needs each prompt answered once whatever
-the number of values swept. With ``path`` the completions are kept in a JSONL file, so an
+the number of values swept (log-probabilities and logits included, so a gate on the
+model's uncertainty sweeps as cheaply). With ``path`` the completions are kept in a JSONL file, so an
 interrupted sweep resumes without asking again.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from ._base import LLM, Completion
+from ._base import LLM, Completion, TokenLogprobs
 
 
 class CachingLLM(LLM):
@@ -39,13 +40,16 @@ class CachingLLM(LLM):
         # the model's own settings are part of the key: another model, another answer
         key = hashlib.sha256(json.dumps([self.inner.describe(), messages, options], sort_keys=True,
                                         default=str).encode()).hexdigest()
-        if self.reuse and key in self._cache and logprobs is None and temperature == 0:
+        cached = self._cache.get(key)
+        # a call for logprobs reuses only an entry that kept them (older entries did not)
+        if self.reuse and cached is not None and temperature == 0 and (
+                logprobs is None or cached.get("top_logprobs") is not None):
             self.hits += 1
-            return Completion(**{**self._cache[key], "top_logprobs": None})
+            return _completion(cached)
         completion = self.inner.complete(messages, schema=schema, grammar=grammar, max_tokens=max_tokens,
                                          temperature=temperature, logprobs=logprobs, stop=stop,
                                          stop_repeated_lines=stop_repeated_lines)
-        stored = {k: v for k, v in asdict(completion).items() if k != "top_logprobs"}
+        stored = asdict(completion)
         self._cache[key] = stored
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -55,3 +59,8 @@ class CachingLLM(LLM):
 
     def describe(self):
         return {**self.inner.describe(), "cached": True}
+
+
+def _completion(stored: dict) -> Completion:
+    steps = stored.get("top_logprobs")
+    return Completion(**{**stored, "top_logprobs": None if steps is None else [TokenLogprobs(**s) for s in steps]})

@@ -143,7 +143,7 @@ def _gbnf_grammar(text: str):
 
 
 class _LogprobRecorder:
-    """A logits processor that keeps the top-n log-probabilities of every step.
+    """A logits processor that keeps the top-n log-probabilities (and raw logits) of every step.
 
     llama-cpp-python only returns logprobs from models loaded with logits_all=True, which
     costs n_ctx x vocab floats (2.5 GB here); seeing the raw logits as they pass costs nothing.
@@ -154,7 +154,7 @@ class _LogprobRecorder:
 
     def __init__(self, n: int):
         self.n = n
-        self._steps: list[list] = []  # [top ids, top logprobs, chosen id, chosen logprob]
+        self._steps: list[list] = []  # [top ids, top logprobs, chosen id, chosen logprob, top raw logits]
         self._previous: np.ndarray | None = None
 
     def __call__(self, input_ids, scores):
@@ -163,17 +163,18 @@ class _LogprobRecorder:
         logp = logits - (shift + np.log(np.exp(logits - shift).sum()))
         if self._previous is not None and len(input_ids):
             chosen = int(input_ids[-1])
-            self._steps[-1][2:] = [chosen, float(self._previous[chosen])]
+            self._steps[-1][2:4] = [chosen, float(self._previous[chosen])]
         top = np.argpartition(logp, -self.n)[-self.n:]
         top = top[np.argsort(logp[top])[::-1]]
-        self._steps.append([top, logp[top], int(top[0]), float(logp[top[0]])])
+        self._steps.append([top, logp[top], int(top[0]), float(logp[top[0]]), logits[top]])
         self._previous = logp
         return scores
 
     def steps(self, llm) -> list[TokenLogprobs]:
         return [TokenLogprobs(token=_piece(llm, chosen), logprob=chosen_lp,
-                              top={_piece(llm, int(i)): float(lp) for i, lp in zip(ids, lps)})
-                for ids, lps, chosen, chosen_lp in self._steps]
+                              top={_piece(llm, int(i)): float(lp) for i, lp in zip(ids, lps)},
+                              top_logits={_piece(llm, int(i)): float(x) for i, x in zip(ids, raw)})
+                for ids, lps, chosen, chosen_lp, raw in self._steps]
 
 
 class _RepetitionStop:

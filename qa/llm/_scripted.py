@@ -14,7 +14,8 @@ Responder = Callable[[list[dict[str, str]]], str]
 
 
 class ScriptedLLM(LLM):
-    """Returns ``responses`` in order (strings, or callables given the messages).
+    """Returns ``responses`` in order (strings, or callables given the messages, or whole
+    :class:`Completion` records when a test needs log-probabilities or logits).
 
     Every call is kept in ``calls`` as a dict with the messages and the options used.
     Running out of responses raises AssertionError, which makes an unexpected extra call
@@ -23,7 +24,7 @@ class ScriptedLLM(LLM):
 
     name = "scripted"
 
-    def __init__(self, responses: Sequence[str | Responder]):
+    def __init__(self, responses: Sequence[str | Responder | Completion]):
         self.responses = list(responses)
         self.calls: list[dict] = []
 
@@ -37,6 +38,8 @@ class ScriptedLLM(LLM):
             raise AssertionError(f"ScriptedLLM ran out of responses at call {len(self.calls)}: "
                                  f"{messages[-1]['content'][:200]!r}")
         response = self.responses.pop(0)
+        if isinstance(response, Completion):
+            return response
         text = response(messages) if callable(response) else response
         prompt_tokens = sum(len(m["content"].split()) for m in messages)
         return Completion(text=text, prompt_tokens=prompt_tokens, completion_tokens=len(text.split()),
