@@ -22,6 +22,8 @@ METHODS: dict[str, tuple[str, str]] = {
              "SPARQL with placeholders, resolved in the URI memory, executed (post-generation memory retrieval)"),
     "memq": ("qa.methods.memq:MemQMethod",
              "a plan in words, each step recalled from the statement memories, rebuilt into SPARQL, executed"),
+    "queryagent": ("qa.methods.queryagent:QueryAgentMethod",
+                   "the model builds the query one action at a time over a toolbox; checks correct it selectively"),
     "cascade": ("qa.methods.cascade:CascadeMethod",
                 "pgmr first; pseudo-graph when pgmr finds no query that returns rows"),
 }

@@ -1,0 +1,302 @@
+"""The query agent (queryagent): the model builds the query one action at a time over a
+toolbox on the store, and deterministic checks after each action correct it selectively.
+
+1. **Link** the question's entities by name; each gets an id the model can write.
+2. **Example.** A real path around the question's entity (:mod:`qa._examples`), run
+   through the real toolbox, is shown as one worked trajectory: its observations are what
+   the store returned.
+3. **Act.** At most ``max_steps`` actions, each a thought then one action at temperature
+   0, held by a grammar generated from the state (:mod:`qa._agent_grammar`): the actions
+   and arguments valid now. The first ``get_relations`` (on the best-linked entity), the
+   relations of a newly bound variable and the ``execute`` after ``set_answer`` are the
+   only sensible next moves and cost no model call. Observations older than two steps are
+   folded.
+4. **Check and correct** (``correction``, on by default). Before an action runs, format,
+   validity and rationality checks (:mod:`qa._agent_checks`); when it runs, execution
+   checks (:mod:`qa._agent_tools`). What can be fixed without the model is (a label
+   written for an id; an empty ``add_fact`` read the other way round). Otherwise the model
+   is shown the guideline for that check (``queryagent_guidelines.md``) and redoes only
+   that step, with the failed choice taken out of its grammar. When no check fires, no
+   call is spent on reflection. With ``correction=false`` actions run as written and a
+   failed one is only reported.
+5. **Answer** with the executed query's rows and its instantiated patterns as evidence;
+   refuse when no query executes with rows. The trace holds every action, the checks
+   that fired and the corrections.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .. import _sparql_build as sb
+from .._agent_checks import Check, check_action
+from .._agent_grammar import step_grammar
+from .._agent_state import Action, AgentState, Entity, StepFormatError, parse_step, slug
+from .._agent_tools import AgentTools, Outcome
+from .._examples import hop_phrase, question_similarity, store_paths
+from .._result import Answer
+from .._retrieval import question_entities
+from ..prompts import prompt_text
+from ._base import MethodRun, QAContext, QAMethod
+
+KEEP_OBSERVATIONS = 2
+EXAMPLE_LISTING = 5  # relation lines per listing in the example
+
+
+@dataclass
+class Step:
+    """One step of a trajectory as the model sees it, and what the trace keeps of it."""
+
+    thought: str
+    action: str
+    observation: str
+    auto: bool = False
+    checks: list[Check] = field(default_factory=list)
+    redo: dict | None = None
+
+    def to_dict(self) -> dict:
+        out = {"thought": self.thought, "action": self.action, "observation": self.observation}
+        if self.auto:
+            out["auto"] = True
+        if self.checks:
+            out["checks"] = [c.to_dict() for c in self.checks]
+        if self.redo:
+            out["redo"] = self.redo
+        return out
+
+
+class QueryAgentMethod(QAMethod):
+    name = "queryagent"
+    description = "the model builds the query one action at a time over a toolbox, with checks that correct it"
+    index_kinds = ("entities",)
+
+    def __init__(self, context: QAContext, *, correction: bool = True, max_steps: int = 7, relations_k: int = 40,
+                 entities: int = 3, step_tokens: int = 90, timeout_s: float = 5.0, max_rows: int = 1000,
+                 max_answers: int = 200):
+        super().__init__(context)
+        self.correction = correction
+        self.max_steps = max_steps
+        self.relations_k = relations_k
+        self.entities = entities
+        self.step_tokens = step_tokens
+        self.timeout_s = timeout_s
+        self.max_rows = max_rows
+        self.max_answers = max_answers
+
+    def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
+        index = self.context.get_index()
+        entities = self.link(index, question)
+        run.record("entities", linked=[{"id": e.id, "iri": e.iri, "label": e.label} for e in entities])
+        if not entities:
+            return self.refuse(question, run, "no_entity", "the question names no entity of the store",
+                               allow_parametric)
+        tools = AgentTools(self.store, index, question, relations_k=self.relations_k, timeout_s=self.timeout_s,
+                           max_rows=self.max_rows, correction=self.correction)
+        example = self.example(index, question, tools, run)
+        state, steps, done = self.act(AgentState(question, entities=tuple(entities)), example, tools, run)
+        if done is None and state.facts and not state.executed:
+            done = self.fallback(state, tools, run)
+        if done is None or not done.rows:
+            return self.refuse(question, run, "no_rows", "not in the store: no query the agent built returns rows",
+                               allow_parametric)
+        return sb.query_answer(self.store, question, self.name, done.query, done.rows, limit=self.max_answers,
+                               timeout_s=self.timeout_s)
+
+    # -- 1. link --------------------------------------------------------------------------------
+    def link(self, index, question: str) -> list[Entity]:
+        out: list[Entity] = []
+        for c in question_entities(index, question, k=self.entities * 2):
+            if any(e.iri == c.iri for e in out):
+                continue
+            base = slug(c.label) or "entity"
+            id_, n = base, 2
+            while any(e.id == id_ for e in out):
+                id_, n = f"{base}_{n}", n + 1
+            out.append(Entity(id_, c.iri, c.label))
+            if len(out) == self.entities:
+                break
+        return out
+
+    # -- 2. the example -----------------------------------------------------------------------------
+    def example(self, index, question: str, tools: AgentTools, run: MethodRun) -> str:
+        """One worked trajectory over a real path of the store around the question's entity,
+        two hops where there is one, through the real toolbox."""
+        paths = store_paths(self.store, index, question)
+        paths = [p for p in paths if len(p.hops) == 2 and p.start_iri] or [p for p in paths if p.start_iri]
+        if not paths:
+            run.record("example", path=None)
+            return "(no example: nothing around the question's entity)"
+        scores = question_similarity(index, question, paths)
+        path = paths[max(range(len(paths)), key=lambda i: scores[i])]
+        start = Entity(slug(path.start) or "entity", path.start_iri, path.start)
+        state = AgentState(path.question(), entities=(start,))
+        out = tools.get_relations(state, start.id)
+        steps = [Step(f"First, the relations of {start.id}.", f"get_relations({start.id})", out.observation)]
+        state, term, given = out.state, start.id, path.start
+        for i, hop in enumerate(path.hops):
+            var = "?answer" if i == len(path.hops) - 1 else "?m"
+            relation = next((state.relation(link.relation) for link in state.links(term)
+                             if link.backward == hop.backward and state.relation(link.relation).label == hop.relation),
+                            None)
+            if relation is None:
+                run.record("example", path=path.question(), error=f"{hop.relation} is not among the relations shown")
+                return "(no example)"
+            s, o = (var, term) if hop.backward else (term, var)
+            out = tools.add_fact(state, s, relation.name, o)
+            steps.append(Step(f"I need {hop_phrase(hop, given, 'what')}.", f"add_fact({s}, {relation.name}, {o})",
+                              out.observation))
+            state, term, given = out.state, var, var
+        out = tools.set_answer(state, "?answer")
+        steps.append(Step("?answer holds what the question asks for.", "set_answer(?answer)", out.observation))
+        out = tools.execute(out.state)
+        steps.append(Step("Run the query.", "execute()", out.observation))
+        run.record("example", path=path.question(), steps=len(steps))
+        return trajectory_text(state, steps, example=True)
+
+    # -- 3/4. act, check, correct -------------------------------------------------------------------
+    def act(self, state: AgentState, example: str, tools: AgentTools, run: MethodRun):
+        """Run the agent; (final state, steps, the execute outcome or None)."""
+        steps: list[Step] = []
+        done: Outcome | None = None
+        while len(steps) < self.max_steps and not state.executed:
+            auto = self.auto_action(state)
+            if auto is not None:
+                out = tools.apply(state, auto[1])
+                steps.append(Step(auto[0], auto[1].text(), out.observation, auto=True))
+            else:
+                step, out = self.model_step(state, steps, example, tools, run)
+                steps.append(step)
+            state = out.state
+            if out.query is not None:
+                done = out
+            run.record("agent", steps=[s.to_dict() for s in steps])
+        run.record("agent", steps=[s.to_dict() for s in steps], final_query=done.query.render() if done else None,
+                   checks=[f"{c.kind}:{c.name}" for s in steps for c in s.checks],
+                   corrections=[{"step": i + 1, "check": s.redo["check"], "fixed": s.redo["fixed"]}
+                                for i, s in enumerate(steps) if s.redo])
+        return state, steps, done
+
+    @staticmethod
+    def auto_action(state: AgentState) -> tuple[str, Action] | None:
+        """The move that needs no model: the relations of the best-linked entity first,
+        and running the query once its answer is set."""
+        if not state.fetched:
+            first = state.entities[0].id
+            return f"First, the relations of {first}.", Action("get_relations", (first,))
+        if state.answer and not state.executed:
+            return "The answer is set; run the query.", Action("execute")
+        return None
+
+    def model_step(self, state: AgentState, steps: list[Step], example: str, tools: AgentTools,
+                   run: MethodRun) -> tuple[Step, Outcome]:
+        step, out, failed = self.attempt(state, steps, example, tools, run)
+        if failed is None or not self.correction:
+            return step, out
+        # the redo: the failed attempt, its error and the guideline in view, its choice out of the grammar
+        shown = Step(step.thought, step.action, f"Error ({failed.kind}: {failed.name}): {failed.message}\n"
+                     f"Guideline: {guideline(failed.name)}\nRedo this step with another action.")
+        redo, out, again = self.attempt(state, steps + [shown], example, tools, run,
+                                        **_excluded(step.action, failed))
+        redo.checks = step.checks + redo.checks
+        redo.redo = {"check": f"{failed.kind}:{failed.name}", "failed_action": step.action,
+                     "fixed": again is None}
+        return redo, out
+
+    def attempt(self, state: AgentState, steps: list[Step], example: str, tools: AgentTools, run: MethodRun,
+                **exclude) -> tuple[Step, Outcome, Check | None]:
+        """One model call for the next action, checked and (when it passes) applied;
+        ``exclude`` goes to :func:`qa._agent_grammar.step_grammar`."""
+        grammar = step_grammar(state, **exclude)
+        text = run.ask("agent", "queryagent_step",
+                       {"example": example, "trajectory": trajectory_text(state, steps)},
+                       max_tokens=self.step_tokens, temperature=0.0, grammar=grammar.gbnf()).text
+        try:
+            thought, action = parse_step(text)
+        except StepFormatError as exc:
+            check = Check("format", "bad_format", str(exc))
+            return Step("", text.strip()[:200], f"Error: {exc}", checks=[check]), Outcome(state, str(exc)), check
+        action, checks = check_action(state, action, grammar if self.correction else None,
+                                       fix=self.correction)
+        failed = next((c for c in checks if c.fixed is None), None)
+        if failed is not None:
+            out = Outcome(state, f"Error: {failed.message}.", checks)
+        else:
+            out = tools.apply(state, action)
+            out.checks = checks + out.checks
+            failed = out.failed
+        return Step(thought, action.text(), out.observation, checks=out.checks), out, failed
+
+    # -- 5. when the steps run out -----------------------------------------------------------------
+    def fallback(self, state: AgentState, tools: AgentTools, run: MethodRun) -> Outcome | None:
+        """Out of steps with facts but no answer: the last bound variable that is not a
+        mediator answers."""
+        candidates = [v for v, b in state.bindings.items() if not b.mediator and b.count]
+        if not candidates:
+            return None
+        out = tools.execute(tools.set_answer(state, candidates[-1]).state)
+        run.record("agent", fallback={"answer": candidates[-1], "observation": out.observation})
+        return out
+
+
+def _excluded(action_text: str, failed: Check) -> dict:
+    """What the redo's grammar leaves out: a fact that matched nothing (both ways round),
+    an answer on mediator nodes."""
+    m = re.fullmatch(r"(\w+)\((.*)\)", action_text)
+    if not m:
+        return {}
+    args = [a.strip() for a in m.group(2).split(",")]
+    if m.group(1) == "add_fact" and len(args) == 3 and failed.name == "empty_fact":
+        s, r, o = args
+        return {"failed_facts": [(s, r, o), (o, r, s)]}
+    if m.group(1) == "set_answer" and failed.name == "answer_on_mediator":
+        return {"not_answers": [args[0]]}
+    return {}
+
+
+def trajectory_text(state: AgentState, steps: list[Step], *, example: bool = False) -> str:
+    """The question, its entities and the steps so far, observations older than
+    ``KEEP_OBSERVATIONS`` steps folded, then the query so far. The ``example`` trajectory
+    is complete: nothing folded, each relation listing cut to its first lines."""
+    lines = [f"Question: {state.question}",
+             "Entities: " + ", ".join(e.id if e.id == e.label else f"{e.id} ({e.label})" for e in state.entities)]
+    for i, step in enumerate(steps):
+        if example:
+            observation = cut(step.observation, EXAMPLE_LISTING)
+        elif i < len(steps) - KEEP_OBSERVATIONS:
+            observation = fold(step.observation)
+        else:
+            observation = step.observation
+        lines += [f"Thought: {step.thought}", f"Action: {step.action}", f"Observation: {observation}"]
+    if not example:
+        query = " . ".join(f.text() for f in state.facts) or "(empty)"
+        lines.append(f"Query so far: {query}")
+        if state.bindings:
+            lines.append("Variables: " + "; ".join(f"{v} = {b.text()}" for v, b in state.bindings.items()))
+    return "\n".join(lines)
+
+
+def fold(observation: str) -> str:
+    """An observation without its relation listings (their indented lines)."""
+    lines = observation.split("\n")
+    kept = [ln for ln in lines if not ln.startswith("  ")]
+    dropped = len(lines) - len(kept)
+    return "\n".join(kept) + (f" ({dropped} relations folded)" if dropped else "")
+
+
+def cut(observation: str, n: int) -> str:
+    """An observation with each relation listing cut to its first ``n`` lines."""
+    out, run = [], 0
+    for line in observation.split("\n"):
+        run = run + 1 if line.startswith("  ") else 0
+        if run <= n:
+            out.append(line)
+        elif run == n + 1:
+            out.append("  ...")
+    return "\n".join(out)
+
+
+def guideline(name: str) -> str:
+    """The guideline for check ``name`` from queryagent_guidelines.md."""
+    sections = dict(re.findall(r"^## (\w+)\s*\n(.*?)(?=^## |\Z)", prompt_text("queryagent_guidelines"),
+                               re.MULTILINE | re.DOTALL))
+    return " ".join(sections.get(name, "Choose another action.").split())

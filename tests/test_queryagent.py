@@ -1,0 +1,128 @@
+"""The query agent (queryagent) on the real demo store, its real index and the real SPARQL
+sandbox: a ScriptedLLM plays the model, so each test fixes what the model chose and
+asserts what the checks, the corrections and the executed query made of it. One test,
+marked ``llm``, runs the real local model."""
+from __future__ import annotations
+
+import pytest
+
+from kgstore import Store
+from kgstore.config import LLMConfig
+from kgstore.terms import WD, WDT
+from qa import QAContext, ScriptedLLM, make_method
+from qa._agent_grammar import step_grammar
+from qa._agent_state import AgentState, Entity
+from qa._agent_tools import AgentTools
+
+from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
+
+ANDES = WD + "Q5456"
+QUESTION = "What are the capitals of the countries the Andes cover?"
+CAPITALS = {"Buenos Aires", "Sucre", "Santiago", "Bogotá", "Quito", "Lima", "Caracas"}
+COUNTRIES = {"Argentina", "Bolivia", "Chile", "Colombia", "Ecuador", "Peru", "Venezuela"}
+
+
+@pytest.fixture
+def store(demo_store):  # noqa: F811
+    with Store.open(demo_store, read_only=True) as st:
+        yield st
+
+
+def ask(store, steps, question=QUESTION, **options):
+    llm = ScriptedLLM([f"Thought: {thought}\nAction: {action}" for thought, action in steps])
+    result = make_method("queryagent", QAContext(store=store, llm=llm), **options).answer(question)
+    return result, llm
+
+
+def test_a_wrong_relation_is_caught_by_the_empty_result_and_corrected_on_the_redo(store):
+    result, llm = ask(store, [("The countries of the Andes.", "add_fact(Andes, country, ?c)"),
+                              ("Their capitals.", "add_fact(Andes, capital, ?c)"),  # matches nothing, either way
+                              ("The capital of each country.", "add_fact(?c, capital, ?x)"),
+                              ("?x is the answer.", "set_answer(?x)")])
+    assert not result.refused and set(result.answers) == CAPITALS
+    assert f"<{ANDES}> <{WDT}P17> ?c" in result.query and f"?c <{WDT}P36> ?x" in result.query
+    assert {(e.p_label) for e in result.evidence} == {"country", "capital"}
+    agent = result.trace["agent"]
+    assert agent["checks"] == ["execution:empty_fact"]
+    assert agent["corrections"] == [{"step": 3, "check": "execution:empty_fact", "fixed": True}]
+    # only the failed step is redone: one extra call, shown the error and the guideline
+    assert len(llm.calls) == 4
+    redo = llm.prompts[2]
+    assert ("Action: add_fact(Andes, capital, ?c)\nObservation: Error (execution: empty_fact): "
+            "Andes capital ?c matches nothing in the store, either way round") in redo
+    assert "Guideline: No fact in the knowledge graph matches, in either direction" in redo
+    assert "Error" not in llm.prompts[3]  # the failed attempt is not kept once redone
+    # the redo's grammar cannot write the failed fact again, but can use the relation elsewhere
+    grammar = llm.calls[2]["grammar"]
+    assert grammar and '"add_fact(" other-' in grammar
+    assert [s["action"] for s in agent["steps"]] == ["get_relations(Andes)", "add_fact(Andes, country, ?c)",
+                                                     "add_fact(?c, capital, ?x)", "set_answer(?x)", "execute()"]
+
+
+def test_without_correction_the_wrong_relation_stays_and_nothing_answers(store):
+    result, llm = ask(store, [("The countries of the Andes.", "add_fact(Andes, country, ?c)"),
+                              ("Their capitals.", "add_fact(Andes, capital, ?c)"),
+                              ("?c is the answer.", "set_answer(?c)")], correction=False)
+    assert result.refused and result.refusal.reason == "no_rows"
+    assert len(llm.calls) == 3 and not any("Guideline" in p for p in llm.prompts)
+    assert result.trace["agent"]["corrections"] == []
+
+
+def test_an_empty_fact_is_first_read_the_other_way_round_without_the_model(store):
+    result, llm = ask(store, [("The countries of the Andes.", "add_fact(?c, country, Andes)"),
+                              ("?c is the answer.", "set_answer(?c)")])
+    assert set(result.answers) == COUNTRIES
+    assert f"<{ANDES}> <{WDT}P17> ?c" in result.query
+    assert len(llm.calls) == 2  # no redo
+    step = result.trace["agent"]["steps"][1]
+    assert step["action"] == "add_fact(?c, country, Andes)"
+    assert step["checks"] == [{"kind": "execution", "name": "empty_fact", "message": "?c country Andes matches nothing",
+                               "fixed": "read the other way round: Andes country ?c"}]
+
+
+def test_a_label_written_for_an_id_is_fixed_without_the_model(store):
+    result, llm = ask(store, [("The countries.", 'add_fact("andes", country, ?c)'), ("Done.", "set_answer(?c)")])
+    assert set(result.answers) == COUNTRIES and len(llm.calls) == 2
+    assert result.trace["agent"]["checks"] == ["validity:label_for_id"]
+
+
+def test_an_action_the_grammar_cannot_express_is_refused_and_redone(store):
+    # capital is no relation of the Andes, ?c is bound by nothing, Peru is not in the question
+    tools = AgentTools(store, make_index(store), QUESTION)
+    state = tools.get_relations(AgentState(QUESTION, entities=(Entity("Andes", ANDES, "Andes"),)), "Andes").state
+    grammar = step_grammar(state)
+    assert grammar.accepts("Thought: the countries.\nAction: add_fact(Andes, country, ?c)")
+    assert grammar.accepts("Thought: read backwards.\nAction: add_fact(?c, country, Andes)")
+    for action in ["add_fact(Andes, capital, ?c)", "set_answer(?c)", "get_relations(?c)",
+                   "add_fact(Peru, country, ?c)", "get_relations(Andes)", "add_fact(?a, country, ?b)",
+                   "execute()"]:
+        assert not grammar.accepts(f"Thought: try.\nAction: {action}"), action
+    llama_cpp = pytest.importorskip("llama_cpp")
+    llama_cpp.LlamaGrammar.from_string(grammar.gbnf(), verbose=False)  # llama.cpp reads it
+    # the same action from a model that ignores grammars: the validity check stops it
+    result, llm = ask(store, [("Their capitals.", "add_fact(Andes, capital, ?c)"),
+                              ("The countries.", "add_fact(Andes, country, ?c)"),
+                              ("Done.", "set_answer(?c)")])
+    assert set(result.answers) == COUNTRIES
+    assert result.trace["agent"]["checks"] == ["validity:unknown_relation"]
+    assert "Guideline: Use only a relation listed by get_relations" in llm.prompts[1]
+
+
+def make_index(store):
+    from indexer import Index
+
+    return Index.open(store)
+
+
+# -- the real local model -------------------------------------------------------------------------
+@pytest.mark.llm
+def test_real_model_answers_a_two_hop_demo_question_with_its_query_as_evidence(store):
+    from qa.llm import llm_from_config
+
+    llm = llm_from_config(LLMConfig(n_ctx=4096))
+    result = make_method("queryagent", QAContext(store, llm)).answer(QUESTION)
+    assert not result.refused, result.refusal
+    assert set(result.answers) == CAPITALS
+    assert f"<{ANDES}> <{WDT}P17> ?" in result.query and f"<{WDT}P36>" in result.query
+    assert {e.p for e in result.evidence} == {WDT + "P17", WDT + "P36"}
+    assert {e.s for e in result.evidence if e.p == WDT + "P17"} == {ANDES}
