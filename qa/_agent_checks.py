@@ -59,9 +59,18 @@ def check_action(state: AgentState, action: Action, grammar: Grammar | None = No
             args[1] = fixed
     action = replace(action, args=tuple(args))
     failure = _failure(state, action)
-    if failure is None and grammar is not None and not grammar.accepts(f"Thought: -\nAction: {action.text()}"):
+    if failure is None and grammar is not None and not grammar.accepts(_as_written(state, action)):
         failure = Check("format", "not_allowed", f"{action.text()} is not one of the actions possible now")
     return action, fired + ([failure] if failure else [])
+
+
+def _as_written(state: AgentState, action: Action) -> str:
+    """The step a grammar-held model would write for ``action`` (a new variable gets the
+    grammar's one name for it; any name is as good)."""
+    fresh = state.fresh_variable()
+    args = [fresh if VARIABLE.fullmatch(a) and a not in state.bindings and action.name == "add_fact" else a
+            for a in action.args]
+    return f"Thought: {state.thought_start()}-\nAction: {action.name}({', '.join(args)})"
 
 
 def _failure(state: AgentState, action: Action) -> Check | None:

@@ -4,7 +4,7 @@ A 1.5B model writes free-form tool calls badly but chooses well among real optio
 each step's grammar admits only actions that can be valid now: ``get_relations`` of a
 linked entity or bound variable not yet asked about; ``add_fact`` with a relation the store
 returned for one of its two ends (either way round, the other end a known term or a new
-variable); filters, aggregates and the answer on bound variables. A redo's grammar takes out
+variable, named ``?xN``); filters, aggregates and the answer on bound variables. A redo's grammar takes out
 what a failed attempt tried, so the redo of a step cannot repeat it. Pure functions.
 """
 from __future__ import annotations
@@ -29,11 +29,13 @@ def step_grammar(state: AgentState, *, failed_facts: Iterable[tuple[str, str, st
     variables = state.variables
     actions: list[Ref] = []
 
+    finished = state.finished()
     unfetched = [t for t in entities + variables if t not in state.fetched]
-    if unfetched:
+    if unfetched and not finished:
         actions.append(g.rule("get-relations", *[("get_relations(", t, ")") for t in unfetched]))
 
-    new_var = g.rule("new-var", ("?", Chars("[a-z]"), Chars("[a-z0-9_]", 0, 11)))
+    # one name for a new variable: a free pattern would also match bound names
+    new_var = g.rule("new-var", state.fresh_variable())
     others: dict[frozenset, Ref] = {}
 
     def other(excluded: frozenset) -> Ref:
@@ -42,22 +44,30 @@ def step_grammar(state: AgentState, *, failed_facts: Iterable[tuple[str, str, st
             others[excluded] = g.rule(name, *[t for t in entities + variables if t not in excluded], new_var)
         return others[excluded]
 
+    # A fact already in the query is not added again; nor is a copy of it to a new
+    # variable (the same relation from the same term): both are ruled out like failed facts.
+    # "?" stands for any new variable, either way round: a fact read backwards is flipped
+    done = {(f.s, f.r, f.o) for f in state.facts}
+    for f in state.facts:
+        for a, b in ((f.s, f.o), (f.o, f.s)):
+            failed |= {(a, f.r, "?"), ("?", f.r, a)} if b in state.bindings else {(a, f.r, b), (b, f.r, a)}
     facts = []
     for i, (term, links) in enumerate(state.fetched.items()):
         groups: dict[tuple[bool, frozenset], list[str]] = {}
         for name in dict.fromkeys(link.relation for link in links):
             for backward in (False, True):
                 # the other ends already tried with this relation at this end of the fact
-                tried = frozenset(f[0] if backward else f[2] for f in failed
+                tried = frozenset(f[0] if backward else f[2] for f in failed | done
                                   if f[1] == name and (f[2] if backward else f[0]) == term)
                 if any(not state.is_term(t) for t in tried):
                     continue
                 groups.setdefault((backward, tried), []).append(name)
         for j, ((backward, tried), names) in enumerate(groups.items()):
             rel = g.rule(f"rel-{i}-{j}", *names)
-            facts.append(("add_fact(", other(tried), ", ", rel, ", ", term, ")") if backward
-                         else ("add_fact(", term, ", ", rel, ", ", other(tried), ")"))
-    if facts:
+            others_here = other(tried | {term})  # a fact from a term to itself says nothing
+            facts.append(("add_fact(", others_here, ", ", rel, ", ", term, ")") if backward
+                         else ("add_fact(", term, ", ", rel, ", ", others_here, ")"))
+    if facts and not finished:
         actions.append(g.rule("add-fact", *facts))
 
     if variables:
@@ -74,7 +84,7 @@ def step_grammar(state: AgentState, *, failed_facts: Iterable[tuple[str, str, st
     if not actions:
         raise ValueError("no action is possible in this state")
     action = g.rule("action", *actions)
-    g.rule("root", ("Thought: ", Chars("[^\\n]", 1, thought_chars), "\nAction: ", action))
+    g.rule("root", (f"Thought: {state.thought_start()}", Chars("[^\\n]", 1, thought_chars), "\nAction: ", action))
     return g
 
 

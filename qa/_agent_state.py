@@ -22,6 +22,7 @@ ACTIONS: dict[str, int] = {
 FILTER_OPS = ("=", "!=", "<", ">", "<=", ">=")
 VARIABLE = re.compile(r"\?[a-z][a-z0-9_]{0,11}")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_PLAN = re.compile(r"Plan:\s*([^.\n]+)\.")
 _STEP = re.compile(r"Thought:\s*(?P<thought>[^\n]*)\s*\n\s*Action:\s*(?P<action>[^\n]*)", re.IGNORECASE)
 _CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*\((?P<args>.*)\)\s*\.?\s*$")
 
@@ -115,6 +116,7 @@ class AgentState:
     count: bool = False
     answer: str | None = None
     executed: bool = False
+    plan: str | None = None  # the chain of relations the model planned in its first thought
 
     # -- lookups --------------------------------------------------------------------------
     def entity(self, id_: str) -> Entity | None:
@@ -136,6 +138,33 @@ class AgentState:
 
     def links(self, term: str) -> tuple[Link, ...]:
         return self.fetched.get(term, ())
+
+    def fresh_variable(self) -> str:
+        """The name the next new variable gets: ``?x1``, ``?x2``, ..."""
+        n = len(self.bindings) + 1
+        while f"?x{n}" in self.bindings:
+            n += 1
+        return f"?x{n}"
+
+    def progress(self) -> str:
+        """The chain of relations added so far, as the thought of each step starts with it:
+        ``Done: Andes -> country -> capital.``"""
+        if not self.facts:
+            return "Done: nothing yet."
+        first = self.facts[0]
+        start = first.s if self.entity(first.s) else first.o
+        return "Done: " + " -> ".join([start] + [f.r for f in self.facts]) + "."
+
+    def thought_start(self) -> str:
+        """What the environment writes at the start of each thought: the chain done so far
+        and the plan once there is one, so the model compares the two instead of copying
+        its last thought."""
+        start = f"{self.progress()} Plan: " + (f"{self.plan}. " if self.plan else "")
+        return start + ("All done: " if self.finished() else "")
+
+    def finished(self) -> bool:
+        """Whether the chain built so far is the whole plan (the model then only answers)."""
+        return bool(self.plan and self.facts) and self.progress() == f"Done: {self.plan}."
 
     # -- updates (new states) -----------------------------------------------------------------
     def with_relations(self, term: str, links: Sequence[Link], relations: Sequence[Relation]) -> "AgentState":
@@ -192,6 +221,12 @@ class AgentState:
         return sb.BuiltQuery(answer, [[[p]] for p in self.where(facts)], filters, tail, count=self.count)
 
 
+def plan_in(thought: str) -> str | None:
+    """The plan a thought states (``Plan: Andes -> country -> capital.``), if any."""
+    m = _PLAN.search(thought)
+    return " ".join(m.group(1).split()) if m else None
+
+
 def slug(text: str) -> str:
     """A label as an identifier the model can write: words joined with ``_``."""
     return re.sub(r"_+", "_", re.sub(r"[^\w]+", "_", text.strip())).strip("_")
@@ -230,4 +265,4 @@ def split_args(text: str) -> tuple[str, ...]:
 
 
 __all__ = ["ACTIONS", "FILTER_OPS", "Action", "AgentState", "Binding", "Entity", "Fact", "Filter", "Link",
-           "Relation", "StepFormatError", "parse_step", "slug", "split_args"]
+           "Relation", "StepFormatError", "parse_step", "plan_in", "slug", "split_args"]

@@ -91,12 +91,14 @@ def test_an_action_the_grammar_cannot_express_is_refused_and_redone(store):
     tools = AgentTools(store, make_index(store), QUESTION)
     state = tools.get_relations(AgentState(QUESTION, entities=(Entity("Andes", ANDES, "Andes"),)), "Andes").state
     grammar = step_grammar(state)
-    assert grammar.accepts("Thought: the countries.\nAction: add_fact(Andes, country, ?c)")
-    assert grammar.accepts("Thought: read backwards.\nAction: add_fact(?c, country, Andes)")
-    for action in ["add_fact(Andes, capital, ?c)", "set_answer(?c)", "get_relations(?c)",
-                   "add_fact(Peru, country, ?c)", "get_relations(Andes)", "add_fact(?a, country, ?b)",
-                   "execute()"]:
-        assert not grammar.accepts(f"Thought: try.\nAction: {action}"), action
+    thought = "Thought: Done: nothing yet. Plan: Andes -> country -> capital. Next: country."
+    assert grammar.accepts(f"{thought}\nAction: add_fact(Andes, country, ?x1)")
+    assert grammar.accepts(f"{thought}\nAction: add_fact(?x1, country, Andes)")
+    for action in ["add_fact(Andes, capital, ?x1)", "set_answer(?x1)", "get_relations(?x1)",
+                   "add_fact(Peru, country, ?x1)", "get_relations(Andes)", "add_fact(?x1, country, ?x2)",
+                   "add_fact(Andes, country, Andes)", "execute()"]:
+        assert not grammar.accepts(f"{thought}\nAction: {action}"), action
+    assert not grammar.accepts("Thought: no plan.\nAction: add_fact(Andes, country, ?x1)")
     llama_cpp = pytest.importorskip("llama_cpp")
     llama_cpp.LlamaGrammar.from_string(grammar.gbnf(), verbose=False)  # llama.cpp reads it
     # the same action from a model that ignores grammars: the validity check stops it

@@ -26,14 +26,14 @@ toolbox on the store, and deterministic checks after each action correct it sele
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import _sparql_build as sb
 from .._agent_checks import Check, check_action
 from .._agent_grammar import step_grammar
-from .._agent_state import Action, AgentState, Entity, StepFormatError, parse_step, slug
+from .._agent_state import Action, AgentState, Entity, StepFormatError, parse_step, plan_in, slug
 from .._agent_tools import AgentTools, Outcome
-from .._examples import hop_phrase, question_similarity, store_paths
+from .._examples import question_similarity, store_paths
 from .._result import Answer
 from .._retrieval import question_entities
 from ..prompts import prompt_text
@@ -132,9 +132,10 @@ class QueryAgentMethod(QAMethod):
         state = AgentState(path.question(), entities=(start,))
         out = tools.get_relations(state, start.id)
         steps = [Step(f"First, the relations of {start.id}.", f"get_relations({start.id})", out.observation)]
-        state, term, given = out.state, start.id, path.start
-        for i, hop in enumerate(path.hops):
-            var = "?answer" if i == len(path.hops) - 1 else "?m"
+        state, term = out.state, start.id
+        hops = []  # (state before, relation, action, observation)
+        for hop in path.hops:
+            var = state.fresh_variable()
             relation = next((state.relation(link.relation) for link in state.links(term)
                              if link.backward == hop.backward and state.relation(link.relation).label == hop.relation),
                             None)
@@ -143,11 +144,17 @@ class QueryAgentMethod(QAMethod):
                 return "(no example)"
             s, o = (var, term) if hop.backward else (term, var)
             out = tools.add_fact(state, s, relation.name, o)
-            steps.append(Step(f"I need {hop_phrase(hop, given, 'what')}.", f"add_fact({s}, {relation.name}, {o})",
-                              out.observation))
-            state, term, given = out.state, var, var
-        out = tools.set_answer(state, "?answer")
-        steps.append(Step("?answer holds what the question asks for.", "set_answer(?answer)", out.observation))
+            hops.append((state, relation.name, f"add_fact({s}, {relation.name}, {o})", out.observation))
+            state, term = out.state, var
+        # each thought starts with the chain built so far (the grammar writes it in real steps)
+        # and states the plan, so a small model sees where it is and when it is done
+        plan = " -> ".join([start.id] + [h[1] for h in hops])
+        steps += [Step(f"{before.thought_start()}{plan}. Next: {r}." if i == 0 else
+                       f"{replace(before, plan=plan).thought_start()}Next: {r}.", action, observation)
+                  for i, (before, r, action, observation) in enumerate(hops)]
+        out = tools.set_answer(state, term)
+        steps.append(Step(f"{replace(state, plan=plan).thought_start()}{term} is the answer.",
+                          f"set_answer({term})", out.observation))
         out = tools.execute(out.state)
         steps.append(Step("Run the query.", "execute()", out.observation))
         run.record("example", path=path.question(), steps=len(steps))
@@ -158,13 +165,14 @@ class QueryAgentMethod(QAMethod):
         """Run the agent; (final state, steps, the execute outcome or None)."""
         steps: list[Step] = []
         done: Outcome | None = None
+        failed: set[tuple[str, str, str]] = set()  # facts that matched nothing: they never will, as the query grows
         while len(steps) < self.max_steps and not state.executed:
             auto = self.auto_action(state)
             if auto is not None:
                 out = tools.apply(state, auto[1])
                 steps.append(Step(auto[0], auto[1].text(), out.observation, auto=True))
             else:
-                step, out = self.model_step(state, steps, example, tools, run)
+                step, out = self.model_step(state, steps, example, tools, run, failed)
                 steps.append(step)
             state = out.state
             if out.query is not None:
@@ -187,26 +195,25 @@ class QueryAgentMethod(QAMethod):
             return "The answer is set; run the query.", Action("execute")
         return None
 
-    def model_step(self, state: AgentState, steps: list[Step], example: str, tools: AgentTools,
-                   run: MethodRun) -> tuple[Step, Outcome]:
-        step, out, failed = self.attempt(state, steps, example, tools, run)
-        if failed is None or not self.correction:
+    def model_step(self, state: AgentState, steps: list[Step], example: str, tools: AgentTools, run: MethodRun,
+                   failed: set[tuple[str, str, str]]) -> tuple[Step, Outcome]:
+        step, out, check = self.attempt(state, steps, example, tools, run, failed)
+        if check is None or not self.correction:
             return step, out
         # the redo: the failed attempt, its error and the guideline in view, its choice out of the grammar
-        shown = Step(step.thought, step.action, f"Error ({failed.kind}: {failed.name}): {failed.message}\n"
-                     f"Guideline: {guideline(failed.name)}\nRedo this step with another action.")
-        redo, out, again = self.attempt(state, steps + [shown], example, tools, run,
-                                        **_excluded(step.action, failed))
+        shown = Step(step.thought, step.action, f"Error ({check.kind}: {check.name}): {check.message}\n"
+                     f"Guideline: {guideline(check.name)}\nRedo this step with another action.")
+        redo, out, again = self.attempt(state, steps + [shown], example, tools, run, failed,
+                                        not_answers=_not_answers(step.action, check))
         redo.checks = step.checks + redo.checks
-        redo.redo = {"check": f"{failed.kind}:{failed.name}", "failed_action": step.action,
-                     "fixed": again is None}
+        redo.redo = {"check": f"{check.kind}:{check.name}", "failed_action": step.action, "fixed": again is None}
         return redo, out
 
     def attempt(self, state: AgentState, steps: list[Step], example: str, tools: AgentTools, run: MethodRun,
-                **exclude) -> tuple[Step, Outcome, Check | None]:
-        """One model call for the next action, checked and (when it passes) applied;
-        ``exclude`` goes to :func:`qa._agent_grammar.step_grammar`."""
-        grammar = step_grammar(state, **exclude)
+                failed: set[tuple[str, str, str]], *, not_answers: list[str] = ()) -> tuple[Step, Outcome, Check | None]:
+        """One model call for the next action, checked and (when it passes) applied. A fact
+        that matches nothing joins ``failed``, which the grammars leave out from then on."""
+        grammar = step_grammar(state, failed_facts=failed, not_answers=not_answers)
         text = run.ask("agent", "queryagent_step",
                        {"example": example, "trajectory": trajectory_text(state, steps)},
                        max_tokens=self.step_tokens, temperature=0.0, grammar=grammar.gbnf()).text
@@ -215,16 +222,20 @@ class QueryAgentMethod(QAMethod):
         except StepFormatError as exc:
             check = Check("format", "bad_format", str(exc))
             return Step("", text.strip()[:200], f"Error: {exc}", checks=[check]), Outcome(state, str(exc)), check
-        action, checks = check_action(state, action, grammar if self.correction else None,
-                                       fix=self.correction)
-        failed = next((c for c in checks if c.fixed is None), None)
-        if failed is not None:
-            out = Outcome(state, f"Error: {failed.message}.", checks)
+        action, checks = check_action(state, action, grammar if self.correction else None, fix=self.correction)
+        check = next((c for c in checks if c.fixed is None), None)
+        if check is not None:
+            out = Outcome(state, f"Error: {check.message}.", checks)
         else:
             out = tools.apply(state, action)
             out.checks = checks + out.checks
-            failed = out.failed
-        return Step(thought, action.text(), out.observation, checks=out.checks), out, failed
+            check = out.failed
+            if check is not None and check.name == "empty_fact":
+                s, r, o = action.args
+                failed |= {(s, r, o), (o, r, s)}
+        if state.plan is None and plan_in(thought):  # the plan, once written, starts every later thought
+            out.state = replace(out.state, plan=plan_in(thought))
+        return Step(thought, action.text(), out.observation, checks=out.checks), out, check
 
     # -- 5. when the steps run out -----------------------------------------------------------------
     def fallback(self, state: AgentState, tools: AgentTools, run: MethodRun) -> Outcome | None:
@@ -238,19 +249,10 @@ class QueryAgentMethod(QAMethod):
         return out
 
 
-def _excluded(action_text: str, failed: Check) -> dict:
-    """What the redo's grammar leaves out: a fact that matched nothing (both ways round),
-    an answer on mediator nodes."""
-    m = re.fullmatch(r"(\w+)\((.*)\)", action_text)
-    if not m:
-        return {}
-    args = [a.strip() for a in m.group(2).split(",")]
-    if m.group(1) == "add_fact" and len(args) == 3 and failed.name == "empty_fact":
-        s, r, o = args
-        return {"failed_facts": [(s, r, o), (o, r, s)]}
-    if m.group(1) == "set_answer" and failed.name == "answer_on_mediator":
-        return {"not_answers": [args[0]]}
-    return {}
+def _not_answers(action_text: str, check: Check) -> list[str]:
+    """The variable a redo may not answer with: one holding mediator nodes."""
+    m = re.fullmatch(r"set_answer\((\?\w+)\)", action_text)
+    return [m.group(1)] if m and check.name == "answer_on_mediator" else []
 
 
 def trajectory_text(state: AgentState, steps: list[Step], *, example: bool = False) -> str:
