@@ -84,7 +84,10 @@ def step_grammar(state: AgentState, *, failed_facts: Iterable[tuple[str, str, st
     if not actions:
         raise ValueError("no action is possible in this state")
     action = g.rule("action", *actions)
-    g.rule("root", (f"Thought: {state.thought_start()}", Chars("[^\\n]", 1, thought_chars), "\nAction: ", action))
+    start = state.thought_start()
+    # after the plan's next item, which the environment wrote, the model may add nothing
+    g.rule("root", (f"Thought: {start}", Chars("[^\\n]", 0 if start.endswith(".") else 1, thought_chars),
+                    "\nAction: ", action))
     return g
 
 

@@ -156,15 +156,24 @@ class AgentState:
         return "Done: " + " -> ".join([start] + [f.r for f in self.facts]) + "."
 
     def thought_start(self) -> str:
-        """What the environment writes at the start of each thought: the chain done so far
-        and the plan once there is one, so the model compares the two instead of copying
-        its last thought."""
-        start = f"{self.progress()} Plan: " + (f"{self.plan}. " if self.plan else "")
-        return start + ("All done: " if self.finished() else "")
+        """What the environment writes at the start of each thought: the chain done so far,
+        and once the model has written its plan, the plan and its next item (or that it is
+        all done), so the model compares where it is with where it meant to go instead of
+        copying its last thought."""
+        start = f"{self.progress()} Plan: "
+        if not self.plan:
+            return start
+        items = self.plan_items()
+        if self.finished():
+            return f"{start}{self.plan}. All done: "
+        return f"{start}{self.plan}. Next: {items[min(len(self.facts) + 1, len(items) - 1)]}."
+
+    def plan_items(self) -> list[str]:
+        return [x.strip() for x in (self.plan or "").split("->") if x.strip()]
 
     def finished(self) -> bool:
-        """Whether the chain built so far is the whole plan (the model then only answers)."""
-        return bool(self.plan and self.facts) and self.progress() == f"Done: {self.plan}."
+        """Whether the chain built so far is as long as the plan (the model then answers)."""
+        return bool(self.plan and self.facts) and len(self.facts) >= len(self.plan_items()) - 1
 
     # -- updates (new states) -----------------------------------------------------------------
     def with_relations(self, term: str, links: Sequence[Link], relations: Sequence[Relation]) -> "AgentState":

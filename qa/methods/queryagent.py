@@ -33,7 +33,7 @@ from .._agent_checks import Check, check_action
 from .._agent_grammar import step_grammar
 from .._agent_state import Action, AgentState, Entity, StepFormatError, parse_step, plan_in, slug
 from .._agent_tools import AgentTools, Outcome
-from .._examples import question_similarity, store_paths
+from .._examples import ExamplePath, Hop, question_similarity, store_paths
 from .._result import Answer
 from .._retrieval import question_entities
 from ..prompts import prompt_text
@@ -71,13 +71,14 @@ class QueryAgentMethod(QAMethod):
     index_kinds = ("entities",)
 
     def __init__(self, context: QAContext, *, correction: bool = True, max_steps: int = 7, relations_k: int = 40,
-                 entities: int = 3, step_tokens: int = 90, timeout_s: float = 5.0, max_rows: int = 1000,
+                 entities: int = 3, example_hops: int = 2, step_tokens: int = 90, timeout_s: float = 5.0, max_rows: int = 1000,
                  max_answers: int = 200):
         super().__init__(context)
         self.correction = correction
         self.max_steps = max_steps
         self.relations_k = relations_k
         self.entities = entities
+        self.example_hops = example_hops
         self.step_tokens = step_tokens
         self.timeout_s = timeout_s
         self.max_rows = max_rows
@@ -146,11 +147,26 @@ class QueryAgentMethod(QAMethod):
             out = tools.add_fact(state, s, relation.name, o)
             hops.append((state, relation.name, f"add_fact({s}, {relation.name}, {o})", out.observation))
             state, term = out.state, var
+        while len(hops) < self.example_hops:
+            # one more hop: the relation at the chain's end read closest to the question, not back
+            last = hops[-1][1]
+            link = next((k for k in state.links(term) if k.relation != last), None)
+            if link is None:
+                break
+            var = state.fresh_variable()
+            relation = state.relation(link.relation)
+            s, o = (var, term) if link.backward else (term, var)
+            out = tools.add_fact(state, s, relation.name, o)
+            if out.failed:
+                break
+            hops.append((state, relation.name, f"add_fact({s}, {relation.name}, {o})", out.observation))
+            path = ExamplePath(path.start, path.hops + (Hop(relation.label, link.backward),), path.start_iri)
+            state, term = replace(out.state, question=path.question()), var
         # each thought starts with the chain built so far (the grammar writes it in real steps)
         # and states the plan, so a small model sees where it is and when it is done
         plan = " -> ".join([start.id] + [h[1] for h in hops])
         steps += [Step(f"{before.thought_start()}{plan}. Next: {r}." if i == 0 else
-                       f"{replace(before, plan=plan).thought_start()}Next: {r}.", action, observation)
+                       replace(before, plan=plan).thought_start(), action, observation)
                   for i, (before, r, action, observation) in enumerate(hops)]
         out = tools.set_answer(state, term)
         steps.append(Step(f"{replace(state, plan=plan).thought_start()}{term} is the answer.",
