@@ -10,8 +10,9 @@ from kgstore import Store
 from kgstore.config import LLMConfig
 from kgstore.terms import WD, WDT
 from qa import QAContext, ScriptedLLM, make_method
+from qa._agent_checks import check_action
 from qa._agent_grammar import step_grammar
-from qa._agent_state import AgentState, Entity
+from qa._agent_state import Action, AgentState, Binding, Entity, Fact, Link, Relation
 from qa._agent_tools import AgentTools
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
@@ -128,3 +129,29 @@ def test_real_model_answers_a_two_hop_demo_question_with_its_query_as_evidence(s
     assert f"<{ANDES}> <{WDT}P17> ?" in result.query and f"<{WDT}P36>" in result.query
     assert {e.p for e in result.evidence} == {WDT + "P17", WDT + "P36"}
     assert {e.s for e in result.evidence if e.p == WDT + "P17"} == {ANDES}
+
+
+def test_checks_name_what_is_wrong_before_anything_runs():
+    andes, peru = Entity("Andes", ANDES, "Andes"), Entity("Peru", WD + "Q419", "Peru")
+    country = Relation("country", WDT + "P17", "country")
+    state = AgentState(QUESTION, entities=(andes, peru), relations=(country,),
+                       fetched={"Andes": (Link("country", False),)})
+    bound = state.with_fact(Fact("Andes", "country", "?m"), {"?m": Binding(3, ("Chile",), mediator=True)})
+
+    def fired(st, name, *args):
+        return [(c.kind, c.name) for c in check_action(st, Action(name, args))[1]]
+
+    assert fired(state, "add_fact", "Andes", "country") == [("validity", "arg_count")]
+    assert fired(state, "add_fact", "?a", "country", "?b") == [("rationality", "two_new_variables")]
+    assert fired(state, "add_fact", "Peru", "country", "?x") == [("execution", "fact_before_relations")]
+    assert fired(state, "add_fact", "Andes", "capital", "?x") == [("validity", "unknown_relation")]
+    assert fired(state, "add_fact", "Chile", "country", "?x") == [("validity", "unknown_entity")]
+    assert fired(state, "get_relations", "?m") == [("validity", "unbound_variable")]
+    assert fired(state, "execute") == [("validity", "no_answer")]
+    assert fired(bound, "set_answer", "?m") == [("rationality", "answer_on_mediator")]
+    assert fired(bound, "add_filter", "?m", "~", "3") == [("validity", "bad_operator")]
+    # a label for an id is fixed, and the fixed action passes
+    action, checks = check_action(state, Action("add_fact", ('"andes"', "Country", "?x")))
+    assert action == Action("add_fact", ("Andes", "country", "?x"))
+    assert [(c.name, c.fixed) for c in checks] == [("label_for_id", '"andes" -> Andes'),
+                                                   ("label_for_id", "Country -> country")]
