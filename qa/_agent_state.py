@@ -117,6 +117,7 @@ class AgentState:
     answer: str | None = None
     executed: bool = False
     plan: str | None = None  # the chain of relations the model planned in its first thought
+    next_relation: str | None = None  # the relation nearest the plan's next item, when its words are not one
 
     # -- lookups --------------------------------------------------------------------------
     def entity(self, id_: str) -> Entity | None:
@@ -163,10 +164,22 @@ class AgentState:
         start = f"{self.progress()} Plan: "
         if not self.plan:
             return start
-        items = self.plan_items()
         if self.finished():
             return f"{start}{self.plan}. All done: "
-        return f"{start}{self.plan}. Next: {items[min(len(self.facts) + 1, len(items) - 1)]}."
+        item = self.next_item()
+        hint = f" ({self.next_relation})" if self.next_relation and self.next_relation != item else ""
+        return f"{start}{self.plan}. Next: {item}{hint}."
+
+    def next_item(self) -> str | None:
+        """The plan's next relation, in the model's words."""
+        items = self.plan_items()
+        return items[min(len(self.facts) + 1, len(items) - 1)] if len(items) > 1 else None
+
+    def chain_end(self) -> str | None:
+        """Where the chain goes on from: the newest variable, or the entity it starts at."""
+        if self.bindings:
+            return self.variables[-1]
+        return self.entities[0].id if self.entities else None
 
     def plan_items(self) -> list[str]:
         return [x.strip() for x in (self.plan or "").split("->") if x.strip()]

@@ -116,6 +116,17 @@ class AgentTools:
         ranked = sorted(zip(links, scores.tolist()), key=lambda x: -x[1])[:self.relations_k]
         return [replace(link, score=round(score, 4)) for link, score in ranked]
 
+    def nearest_relation(self, state: AgentState, term: str, words: str) -> str | None:
+        """The relation at ``term`` whose label reads closest to ``words`` (a plan's item
+        the model wrote in its own words: "screenwriters" for ``written_by``)."""
+        names = list(dict.fromkeys(link.relation for link in state.links(term)))
+        if not names or not words:
+            return None
+        if words in names:
+            return words
+        vectors = self.index.embed([words.replace("_", " ")] + [state.relation(n).label for n in names])
+        return names[int(np.argmax(vectors[1:] @ vectors[0]))]
+
     # -- add_fact ---------------------------------------------------------------------------------
     def add_fact(self, state: AgentState, s: str, r: str, o: str) -> Outcome:
         fact = Fact(s, r, o)

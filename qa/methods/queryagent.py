@@ -229,6 +229,8 @@ class QueryAgentMethod(QAMethod):
                 failed: set[tuple[str, str, str]], *, not_answers: list[str] = ()) -> tuple[Step, Outcome, Check | None]:
         """One model call for the next action, checked and (when it passes) applied. A fact
         that matches nothing joins ``failed``, which the grammars leave out from then on."""
+        if state.plan and not state.finished():
+            state = replace(state, next_relation=tools.nearest_relation(state, state.chain_end(), state.next_item()))
         grammar = step_grammar(state, failed_facts=failed, not_answers=not_answers)
         text = run.ask("agent", "queryagent_step",
                        {"example": example, "trajectory": trajectory_text(state, steps)},
