@@ -86,7 +86,8 @@ def _failure(state: AgentState, action: Action) -> Check | None:
             return failure
         if state.relation(r) is None:
             known = ", ".join(x.name for x in state.relations) or "none yet"
-            return Check("validity", "unknown_relation", f"{r} is not a relation get_relations returned (known: {known})")
+            return Check("validity", "unknown_relation",
+                         f"{r} is not a relation get_relations returned (known: {known})")
         if s not in state.bindings and o not in state.bindings and not state.entity(s) and not state.entity(o):
             return Check("rationality", "two_new_variables", f"{s} and {o} are both new: the fact joins nothing")
         if s not in state.fetched and o not in state.fetched:

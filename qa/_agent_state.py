@@ -22,6 +22,7 @@ ACTIONS: dict[str, int] = {
 FILTER_OPS = ("=", "!=", "<", ">", "<=", ">=")
 VARIABLE = re.compile(r"\?[a-z][a-z0-9_]{0,11}")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_DOUBLE = "<http://www.w3.org/2001/XMLSchema#double>"  # numbers compared as numbers, whatever their datatype
 _PLAN = re.compile(r"Plan:\s*([^.\n]+)\.")
 _STEP = re.compile(r"Thought:\s*(?P<thought>[^\n]*)\s*\n\s*Action:\s*(?P<action>[^\n]*)", re.IGNORECASE)
 _CALL = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*\((?P<args>.*)\)\s*\.?\s*$")
@@ -221,7 +222,7 @@ class AgentState:
 
     def filter_text(self, f: Filter) -> str:
         if NUMBER.fullmatch(f.value):
-            return f"FILTER(<http://www.w3.org/2001/XMLSchema#double>(STR({f.var})) {f.op} {f.value})"
+            return f"FILTER({_DOUBLE}(STR({f.var})) {f.op} {f.value})"
         e = self.entity(f.value)
         if e is not None or f.value in self.bindings:
             return f"FILTER({f.var} {f.op} {self.node(f.value)})"
@@ -239,7 +240,7 @@ class AgentState:
         tail = None
         if self.order:
             var, which = self.order
-            tail = f"ORDER BY {'DESC' if which == 'max' else 'ASC'}(<http://www.w3.org/2001/XMLSchema#double>(STR({var}))) LIMIT 1"
+            tail = f"ORDER BY {'DESC' if which == 'max' else 'ASC'}({_DOUBLE}(STR({var}))) LIMIT 1"
         return sb.BuiltQuery(answer, [[[p]] for p in self.where(facts)], filters, tail, count=self.count)
 
 

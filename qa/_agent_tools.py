@@ -231,7 +231,8 @@ class AgentTools:
     def _binding(self, values: list) -> Binding:
         iris = [v.value for v in values[:SAMPLE] if isinstance(v, ox.NamedNode)]
         labels = store_labels(self.store, iris)
-        sample = tuple(labels.get(v.value, v.value) if isinstance(v, ox.NamedNode) else v.value for v in values[:SAMPLE])
+        sample = tuple(labels.get(v.value, v.value) if isinstance(v, ox.NamedNode) else v.value
+                       for v in values[:SAMPLE])
         mediator = bool(iris) and not labels.get(iris[0]) and is_mediator(self.store, iris[0])
         return Binding(len(values), sample, mediator, len(values) >= self.max_rows)
 

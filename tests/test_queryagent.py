@@ -155,3 +155,20 @@ def test_checks_name_what_is_wrong_before_anything_runs():
     assert action == Action("add_fact", ("Andes", "country", "?x"))
     assert [(c.name, c.fixed) for c in checks] == [("label_for_id", '"andes" -> Andes'),
                                                    ("label_for_id", "Country -> country")]
+
+
+def test_a_filter_that_leaves_nothing_is_redone_and_max_keeps_the_largest(store):
+    question = "Which country of the Himalayas has more than 100 million people?"
+    result, llm = ask(store, [("The countries.", "add_fact(Himalayas, country, ?c)"),
+                              ("Their populations.", "add_fact(?c, population, ?p)"),
+                              ("Over 100 million.", "add_filter(?p, >, 10000000000)"),  # nobody: redone
+                              ("Over 100 million.", "add_filter(?p, >, 100000000)"),
+                              ("Done.", "set_answer(?c)")], question=question)
+    assert result.answers == ["India"]
+    assert result.trace["agent"]["corrections"] == [{"step": 4, "check": "execution:empty_filter", "fixed": True}]
+    assert "FILTER(<http://www.w3.org/2001/XMLSchema#double>(STR(?p)) > 100000000)" in result.query
+    result, _ = ask(store, [("The countries.", "add_fact(Himalayas, country, ?c)"),
+                            ("Their populations.", "add_fact(?c, population, ?p)"),
+                            ("The largest.", "add_max(?p)"), ("Done.", "set_answer(?c)")],
+                    question="Which country of the Himalayas has the most people?")
+    assert result.answers == ["India"] and result.query.endswith("LIMIT 1")

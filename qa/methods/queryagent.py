@@ -71,8 +71,8 @@ class QueryAgentMethod(QAMethod):
     index_kinds = ("entities",)
 
     def __init__(self, context: QAContext, *, correction: bool = True, max_steps: int = 7, relations_k: int = 40,
-                 entities: int = 3, example_hops: int = 2, step_tokens: int = 90, timeout_s: float = 5.0, max_rows: int = 1000,
-                 max_answers: int = 200):
+                 entities: int = 3, example_hops: int = 2, step_tokens: int = 90, timeout_s: float = 5.0,
+                 max_rows: int = 1000, max_answers: int = 200):
         super().__init__(context)
         self.correction = correction
         self.max_steps = max_steps
@@ -226,7 +226,8 @@ class QueryAgentMethod(QAMethod):
         return redo, out
 
     def attempt(self, state: AgentState, steps: list[Step], example: str, tools: AgentTools, run: MethodRun,
-                failed: set[tuple[str, str, str]], *, not_answers: list[str] = ()) -> tuple[Step, Outcome, Check | None]:
+                failed: set[tuple[str, str, str]], *,
+                not_answers: list[str] = ()) -> tuple[Step, Outcome, Check | None]:
         """One model call for the next action, checked and (when it passes) applied. A fact
         that matches nothing joins ``failed``, which the grammars leave out from then on."""
         if state.plan and not state.finished():
