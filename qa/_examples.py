@@ -49,7 +49,7 @@ class ExamplePath:
         given = self.start
         for i, hop in enumerate(self.hops):
             last = i == len(self.hops) - 1
-            answer = "what" if last else _MIDDLE
+            answer = "what" if last else _middle(i, len(self.hops))
             parts.append(hop_phrase(hop, given, answer))
             given = answer
         return parts[0] + "?" if len(parts) == 1 else f"{parts[-1]}, where {', '.join(parts[:-1])}?"
@@ -59,7 +59,7 @@ class ExamplePath:
         node = f"[ENT: {self.start}]"
         patterns = []
         for i, hop in enumerate(self.hops):
-            nxt = _ANSWER if i == len(self.hops) - 1 else _MIDDLE
+            nxt = _ANSWER if i == len(self.hops) - 1 else _middle(i, len(self.hops))
             s, o = (nxt, node) if hop.backward else (node, nxt)
             patterns.append(f"{s} [REL: {hop.relation}] {o}")
             node = nxt
@@ -70,11 +70,16 @@ class ExamplePath:
         lines = []
         given = f"[{self.start}]"
         for i, hop in enumerate(self.hops):
-            var = _ANSWER if i == len(self.hops) - 1 else _MIDDLE
+            var = _ANSWER if i == len(self.hops) - 1 else _middle(i, len(self.hops))
             lines.append(f"{i + 1}. Find {hop_phrase(hop, given, 'what')}, assign it to {var}.")
             given = var
         lines.append(f"{len(self.hops) + 1}. The answer is {_ANSWER}.")
         return "\n".join(lines)
+
+
+def _middle(i: int, hops: int) -> str:
+    """The variable after hop ``i``: ``?m`` when there is one middle, ``?m1``, ``?m2`` when more."""
+    return _MIDDLE if hops <= 2 else f"{_MIDDLE}{i + 1}"
 
 
 def hop_phrase(hop: Hop, given: str, answer: str) -> str:

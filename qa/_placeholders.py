@@ -52,6 +52,7 @@ class PlaceholderQuery:
     filter: str | None = None
     tail: str | None = None
     filter_entities: list[str] = field(default_factory=list)
+    source: str = ""  # the text as the model wrote it
 
     @property
     def answer_var(self) -> str:
@@ -69,6 +70,14 @@ class PlaceholderQuery:
     def relations(self) -> list[str]:
         """One relation placeholder per pattern, in order (the same words twice are two slots)."""
         return [p.relation for p in self.patterns]
+
+    def end_relations(self) -> tuple[str | None, str | None]:
+        """The relation words on the first pattern that names an entity and on the last
+        pattern that holds the answer variable (None where there is none)."""
+        first = next((p.relation for p in self.patterns if p.subject.entity or p.object.entity), None)
+        last = next((p.relation for p in reversed(self.patterns)
+                     if self.answer_var in (p.subject.text, p.object.text)), None)
+        return first, last
 
     def build(self, entity_iris: dict[str, str], relations: list[tuple[str, bool]], *,
               exclude: Sequence[str] = ()) -> BuiltQuery:
@@ -108,7 +117,8 @@ def parse_placeholder_query(text: str) -> PlaceholderQuery:
     if filt and any(kind.upper() == "REL" for kind, _ in _PLACEHOLDER.findall(filt)):
         raise PlaceholderSyntaxError("a FILTER cannot hold a relation placeholder")
     projection = _project_chain_end(projection, patterns)
-    return PlaceholderQuery(projection, patterns, filt, (m.group("tail") or "").strip() or None, filter_entities)
+    return PlaceholderQuery(projection, patterns, filt, (m.group("tail") or "").strip() or None, filter_entities,
+                            " ".join(text.split()))
 
 
 def _project_chain_end(projection: str, patterns: list[Pattern]) -> str:

@@ -62,6 +62,51 @@ def test_sandbox_runs_read_only_with_a_row_cap(store):
     assert run_sparql(store, "ASK { wd:Q5456 wdt:P17 wd:Q419 }").boolean is True
 
 
+# -- pgmr: grounding in the store's real paths ---------------------------------------------
+CAPITALS_QUESTION = "What are the capitals of the countries the Andes cover?"
+# the model hangs both patterns off the Andes, which has no capital of its own
+BROKEN_DRAFT = "SELECT DISTINCT ?c WHERE { [ENT: Andes] [REL: country] ?x . [ENT: Andes] [REL: capital] ?c }"
+ANDES_CAPITALS = {"Buenos Aires", "Sucre", "Santiago", "Bogotá", "Quito", "Lima", "Caracas"}
+
+
+def test_relation_paths_enumerates_real_paths_with_what_they_reach(store):
+    from qa._paths import relation_paths
+
+    paths = relation_paths(store, "Andes", ANDES, lambda ps: [0.0] * len(ps), beam=50)
+    by_steps = {tuple((iri.rsplit("/", 1)[1], back) for iri, back in p.steps): p for p in paths}
+    country = by_steps[(("P17", False),)]
+    assert country.labels == ("country",) and country.reaches == 7 and country.hops == 1
+    capitals = by_steps[(("P17", False), ("P36", False))]
+    assert capitals.labels == ("country", "capital") and capitals.reaches == 7
+    # walking back along a relation reaches what shares the value, never the start itself
+    assert all(p.reaches > 0 for p in paths) and max(p.hops for p in paths) == 3
+    assert capitals.query(answer="?c", exclude=[ANDES]).render() == (
+        f"SELECT DISTINCT ?c WHERE {{\n  <{ANDES}> <{WDT}P17> ?m1 .\n  ?m1 <{WDT}P36> ?c .\n"
+        f"  FILTER(?c != <{ANDES}>)\n}}")
+
+
+def test_pgmr_grounds_a_draft_with_the_wrong_structure_in_a_real_path(store):
+    result, _ = ask(store, [BROKEN_DRAFT], "pgmr", question=CAPITALS_QUESTION)
+    assert not result.refused and set(result.answers) == ANDES_CAPITALS
+    assert f"<{ANDES}> <{WDT}P17> ?m1 .\n  ?m1 <{WDT}P36> ?c ." in result.query
+    ground = result.trace["ground"]
+    assert ground["options"][0]["path"] == (
+        "SELECT DISTINCT ?answer WHERE { [ENT: Andes] [REL: country] ?m . ?m [REL: capital] ?answer }")
+    # without grounding the draft's placeholders resolve one by one, and the first
+    # combination that returns rows answers another question (the countries)
+    plain, _ = ask(store, [BROKEN_DRAFT], "pgmr", question=CAPITALS_QUESTION, paths=False)
+    assert set(plain.answers) == ANDES_COUNTRIES and "ground" not in plain.trace
+
+
+def test_pgmr_lets_the_model_choose_among_real_paths_by_number(store):
+    result, llm = ask(store, [BROKEN_DRAFT, "2"], "pgmr", question=CAPITALS_QUESTION, choose_path=True)
+    options = result.trace["ground"]["options"]
+    assert result.trace["ground"]["chosen"] == 2 and len(llm.calls) == 2
+    assert llm.calls[1]["grammar"].startswith('root ::= "1" | "2"')
+    chosen = options[1]["path"]
+    assert f"{len(options)}. " in llm.prompts[1] and chosen in llm.prompts[1]
+
+
 # -- pgmr ------------------------------------------------------------------------------------
 def test_pgmr_resolves_placeholders_and_answers_from_the_executed_query(store):
     result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }"], "pgmr")
@@ -203,15 +248,14 @@ def test_examples_are_real_paths_scored_hop_by_hop():
     assert closest(paths, scores, 3) == [paths[0], paths[1], paths[2]]
 
 
-def test_cascade_falls_back_to_pseudo_graph_only_when_pgmr_finds_no_rows(store):
+def test_cascade_falls_back_to_pseudo_graph_only_when_pgmr_cannot_build_a_query(store):
     cypher = ('```cypher\nCREATE (andes:MountainRange {name: "Andes"}),\n'
               '       (andes)-[:COUNTRY]->(:Country {name: "Peru"})\n```')
-    # a query whose relation exists but returns nothing for the Andes: pseudo-graph takes over
-    result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: highest point] ?y . "
-                              "?y [REL: capital] ?x }", cypher, "Andes | country\n", "The Andes cover {Peru}"],
-                      "cascade")
+    # a query that names no entity to start from: pseudo-graph takes over
+    result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { ?y [REL: mountain range] ?z . ?y [REL: country] ?x }",
+                              cypher, "Andes | country\n", "The Andes cover {Peru}"], "cascade")
     assert result.method == "cascade" and result.answers == ["Peru"]
-    assert result.trace["cascade"] == {"first": "pgmr", "first_refusal": "no_rows"}
+    assert result.trace["cascade"] == {"first": "pgmr", "first_refusal": "no_entity"}
     assert result.tokens.calls == 4 == len(llm.calls)
     # a name the store lacks: pgmr's refusal stands, pseudo-graph is never asked
     result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Zorblax Mountains] [REL: country] ?x }"], "cascade",

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _sparql_build as sb
 from .._examples import store_examples
+from .._paths import MAX_HOPS, PathScorer, best_paths, relation_paths
 from .._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
 from .._resolution import entity_choices, relation_choices, weak_choice
 from .._result import Answer
@@ -52,7 +53,8 @@ class PGMRMethod(QAMethod):
     def __init__(self, context: QAContext, *, threshold: float = DEFAULT_THRESHOLD,
                  relation_threshold: float = DEFAULT_RELATION_THRESHOLD, examples: int = 4, candidates: int = 3,
                  max_combinations: int = 30, generate_tokens: int = 120, timeout_s: float = 5.0,
-                 max_rows: int = 1000, max_answers: int = 200):
+                 max_rows: int = 1000, max_answers: int = 200, paths: bool = True, path_options: int = 6,
+                 beam: int = 12, choose_path: bool = False):
         super().__init__(context)
         self.threshold = threshold
         self.relation_threshold = relation_threshold
@@ -63,6 +65,10 @@ class PGMRMethod(QAMethod):
         self.timeout_s = timeout_s
         self.max_rows = max_rows
         self.max_answers = max_answers
+        self.paths = paths
+        self.path_options = path_options
+        self.beam = beam
+        self.choose_path = choose_path
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         index = self.context.get_index()
@@ -77,7 +83,11 @@ class PGMRMethod(QAMethod):
         entities, relations, weak = self.resolve(index, query, run)
         if weak:
             return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak), allow_parametric)
-        found = self.execute(query, entities, relations, run)
+        found = None
+        if self.paths and self.groundable(query):
+            found = self.ground(index, question, query, entities, run)
+        if found is None:
+            found = self.execute(query, entities, relations, run)
         if found is None:
             return self.refuse(question, run, "no_rows",
                                "not in the store: no resolution of the query's placeholders returns rows",
@@ -117,7 +127,56 @@ class PGMRMethod(QAMethod):
                    weak=weak)
         return entities, relations, weak
 
-    # -- 4. execute -------------------------------------------------------------------------
+    # -- 4. ground in the store's real paths -----------------------------------------------
+    @staticmethod
+    def groundable(query: PlaceholderQuery) -> bool:
+        """A chain from one named entity to the answer, with nothing the paths cannot say
+        (a second entity, a FILTER, a COUNT, an ORDER BY)."""
+        return len(query.entities()) == 1 and not (query.filter or query.tail or query.counts)
+
+    def ground(self, index, question: str, query: PlaceholderQuery, entities, run: MethodRun):
+        """The store's relation paths from the query's entity, ranked against the question
+        and the query's relation words; the model chooses among the best few, and the first
+        one (the choice, then by rank) that returns rows answers. None when the entity has
+        no paths."""
+        anchor = entities[query.entities()[0]][0]
+        words = query.relations()
+        scorer = PathScorer(index.embed, question, words, hops_hint={min(len(words), MAX_HOPS)},
+                            ends=query.end_relations())
+        paths = relation_paths(self.store, anchor.label, anchor.iri, scorer.prefix_scores, beam=self.beam,
+                               timeout_s=self.timeout_s)
+        if not paths:
+            run.record("ground", anchor=anchor.iri, paths=0)
+            return None
+        scores = scorer.scores(paths)
+        options = best_paths(scores, self.path_options)
+        chosen = self.choose(question, query, [paths[i] for i in options], run)
+        order = [options[chosen]] + [i for i in options if i != options[chosen]]
+        tried = []
+        for i in order:
+            built = paths[i].query(answer=query.answer_var, exclude=[anchor.iri])
+            rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
+            tried.append({"query": built.render(), "rows": len(rows), **({"error": error} if error else {})})
+            if rows:
+                run.record("ground", anchor=anchor.iri, paths=len(paths),
+                           options=[{"path": paths[j].example().sparql(), "score": round(scores[j], 4),
+                                     "reaches": paths[j].reaches} for j in options],
+                           chosen=chosen + 1, tried=tried)
+                return built, rows
+        run.record("ground", anchor=anchor.iri, paths=len(paths), chosen=chosen + 1, tried=tried)
+        return None
+
+    def choose(self, question: str, query: PlaceholderQuery, options, run: MethodRun) -> int:
+        """The model's choice among ``options`` (0-based), held by a grammar to a number shown."""
+        if len(options) == 1 or not self.choose_path:
+            return 0
+        listing = "\n".join(f"{i + 1}. {p.example().sparql()}" for i, p in enumerate(options))
+        grammar = "root ::= " + " | ".join(f'"{i + 1}"' for i in range(len(options))) + "\n"
+        done = run.ask("ground", "pgmr_choose", {"question": question, "draft": query.source, "options": listing},
+                       grammar=grammar, max_tokens=2, temperature=0.0)
+        return int(done.text.strip()) - 1
+
+    # -- 5. execute -------------------------------------------------------------------------
     def execute(self, query: PlaceholderQuery, entities, relations, run: MethodRun):
         """The first combination, best joint score first, whose query returns rows:
         (the built query, its rows); None if none does."""

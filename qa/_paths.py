@@ -1,0 +1,230 @@
+"""Relation paths the store actually has, from one entity, up to three hops.
+
+A small model writes the structure of a multi-hop query badly (two patterns hanging off the
+topic entity where the question walks a chain; a relation in the wrong direction) but
+chooses well among real alternatives. So the store enumerates what is possible: from the
+topic entity, the relations (either direction) leaving the entities reached so far, hop by
+hop, as relation *types* (``directed by →``, ``← directed by``, ``has genre →``) rather
+than as instances, with how many distinct entities each path reaches. A beam keeps the
+prefixes that read closest to the question, so a hub's hundreds of relations stay cheap.
+
+Every path returned is real: its query returns rows by construction. Scoring and the
+choice among paths belong to the method; this module enumerates, renders and builds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import pyoxigraph as ox
+
+from kgstore.errors import QueryError, UnsafeQueryError
+from kgstore.terms import is_fact_predicate
+
+from ._examples import ExamplePath, Hop, hop_phrase
+from ._retrieval import store_labels
+from ._sparql_build import BuiltQuery, TriplePattern, exclude_filter
+from .sandbox import run_sparql
+
+MAX_HOPS = 3
+# Entities a prefix may reach before its next hop is read from a sample of them: paths
+# through a hub ("<- has genre" of Drama) still count, but cost a bounded query.
+FRONTIER_SAMPLE = 300
+
+
+@dataclass(frozen=True)
+class RelationPath:
+    """A path of relation types from ``start_iri``: ``steps`` of (relation IRI, backward),
+    their ``labels``, the distinct entities (or values) it ``reaches`` and whether those
+    are literals (a path ending in values is not walked further)."""
+
+    start: str
+    start_iri: str
+    steps: tuple[tuple[str, bool], ...]
+    labels: tuple[str, ...]
+    reaches: int = 0
+    literal: bool = False
+
+    @property
+    def hops(self) -> int:
+        return len(self.steps)
+
+    def example(self) -> ExamplePath:
+        """The path as the examples write it (question text, placeholder SPARQL, plan)."""
+        return ExamplePath(self.start, tuple(Hop(label, back) for label, (_, back) in zip(self.labels, self.steps)))
+
+    def property_path(self) -> str:
+        return "/".join(("^" if back else "") + f"<{iri}>" for iri, back in self.steps)
+
+    def query(self, *, answer: str = "?answer", exclude: Sequence[str] = ()) -> BuiltQuery:
+        """The path as a query for its last entity, ``answer``: one pattern per hop through
+        ``?m1``, ``?m2``; ``exclude`` keeps those IRIs (the question's own entities) out of it."""
+        node = f"<{self.start_iri}>"
+        patterns = []
+        for i, (iri, back) in enumerate(self.steps):
+            nxt = answer if i == len(self.steps) - 1 else f"?m{i + 1}"
+            if nxt == answer and i < len(self.steps) - 1:
+                nxt = f"?hop{i + 1}"
+            s, o = (nxt, node) if back else (node, nxt)
+            patterns.append(TriplePattern(s, f"<{iri}>", o))
+            node = nxt
+        return BuiltQuery(answer, [[patterns]], exclude_filter(answer, exclude))
+
+
+def next_hops_query(start_iri: str, prefix: RelationPath | None) -> str:
+    """SPARQL for the relations leaving what ``prefix`` reaches (the start itself when
+    None), each direction, with the distinct entities or values each one reaches."""
+    if prefix is None:
+        frontier = f"VALUES ?x {{ <{start_iri}> }}"
+    else:
+        frontier = (f"{{ SELECT DISTINCT ?x WHERE {{ <{start_iri}> {prefix.property_path()} ?x . "
+                    f"FILTER(isIRI(?x)) }} LIMIT {FRONTIER_SAMPLE} }}")
+    return ("SELECT ?p ?back (COUNT(DISTINCT ?y) AS ?n) (SUM(IF(isLiteral(?y), 1, 0)) AS ?lits) WHERE {\n"
+            f"  {frontier}\n"
+            "  { ?x ?p ?y . BIND(false AS ?back) } UNION { ?y ?p ?x . BIND(true AS ?back) }\n"
+            f"  FILTER(?y != <{start_iri}>)\n"
+            "} GROUP BY ?p ?back")
+
+
+def next_hops(store, start: str, start_iri: str, prefix: RelationPath | None, *,
+              timeout_s: float) -> list[RelationPath]:
+    """The one-hop extensions of ``prefix`` (or the one-hop paths from the start)."""
+    try:
+        rows = run_sparql(store, next_hops_query(start_iri, prefix), timeout_s=timeout_s, max_rows=2000).rows
+    except (QueryError, UnsafeQueryError):
+        return []
+    found = []
+    for row in rows:
+        p = row.get("p")
+        if not isinstance(p, ox.NamedNode) or not is_fact_predicate(p.value):
+            continue
+        back = row["back"].value == "true"
+        n, lits = int(row["n"].value), int(row["lits"].value)
+        if back and lits:
+            continue
+        found.append((p.value, back, n, lits == n))
+    labels = store_labels(store, [p for p, *_ in found])
+    base_steps, base_labels = (prefix.steps, prefix.labels) if prefix else ((), ())
+    out = []
+    for p, back, n, literal in found:
+        if n == 0:  # it only leads back to the start
+            continue
+        label = labels.get(p)
+        if not label:
+            continue
+        out.append(RelationPath(start, start_iri, base_steps + ((p, back),), base_labels + (label,), n, literal))
+    return out
+
+
+def relation_paths(store, start: str, start_iri: str, score: Callable[[Sequence[RelationPath]], Sequence[float]],
+                   *, max_hops: int = MAX_HOPS, beam: int = 8, timeout_s: float = 5.0) -> list[RelationPath]:
+    """Every path of one to ``max_hops`` hops from ``start_iri`` that the beam visits:
+    at each depth only the ``beam`` best-scoring prefixes (by ``score``) are extended."""
+    found: list[RelationPath] = []
+    frontier: list[RelationPath | None] = [None]
+    for _ in range(max_hops):
+        layer = [path for prefix in frontier for path in next_hops(store, start, start_iri, prefix,
+                                                                    timeout_s=timeout_s)]
+        if not layer:
+            break
+        found += layer
+        scores = score(layer)
+        ranked = sorted(range(len(layer)), key=lambda i: -scores[i])
+        frontier = [layer[i] for i in ranked if not layer[i].literal][:beam]
+        if not frontier:
+            break
+    return found
+
+
+def reading_text(label: str, backward: bool) -> str:
+    """One hop read as a short phrase ("it directed by what", "what directed by it")."""
+    return hop_phrase(Hop(label, backward), "it", "what")
+
+
+class PathScorer:
+    """Scores relation paths against a question and the relation words the model wrote for
+    it (its draft), embedding each text once.
+
+    - While enumerating (:meth:`prefix_scores`): the mean over hops of each hop's reading
+      against the question and its best match among the draft's words, so the beam keeps
+      prefixes whose every hop is relevant.
+    - To rank whole paths (:meth:`scores`): how well the path's relations and the draft's
+      words cover each other (a soft F1: each word's best relation, each relation's best
+      word), which ignores the model's structure and hop order, the parts a small model gets
+      wrong; plus the whole path read as text against the question; plus how well the
+      path's first hop matches the draft's relation on the named entity and its last hop the
+      draft's relation on the answer (a small model gets the chain's ends right more often
+      than its middle); plus a bonus when the path has as many hops as the draft has patterns.
+    """
+
+    def __init__(self, embed: Callable[[list[str]], "np.ndarray"], question: str, words: Sequence[str], *,
+                 hops_hint: Sequence[int], ends: tuple[str | None, str | None] = (None, None), cover_weight: float = 1.0,
+                 text_weight: float = 1.0, ends_weight: float = 1.0, hops_bonus: float = 0.1):
+        self.embed = embed
+        self.words = list(words)
+        self.ends = ends
+        vectors = embed([question] + self.words + [e or "" for e in ends])
+        self.question_v, self.words_v = vectors[0], vectors[1:1 + len(self.words)]
+        self.ends_v = vectors[1 + len(self.words):]
+        self.ends_weight = ends_weight
+        self.hops_hint = set(hops_hint)
+        self.cover_weight, self.text_weight, self.hops_bonus = cover_weight, text_weight, hops_bonus
+        self._reading: dict[tuple[str, bool], float] = {}
+        self._label: dict[str, "np.ndarray"] = {}
+
+    def _labels(self, labels: Sequence[str]) -> None:
+        new = [label for label in dict.fromkeys(labels) if label not in self._label]
+        if new:
+            self._label.update(zip(new, self.embed(new)))
+
+    def prefix_scores(self, paths: Sequence[RelationPath]) -> list[float]:
+        readings = [r for r in dict.fromkeys((label, back) for p in paths
+                                             for label, (_, back) in zip(p.labels, p.steps)) if r not in self._reading]
+        if readings:
+            self._labels([label for label, _ in readings])
+            vectors = self.embed([reading_text(label, back) for label, back in readings])
+            for (label, back), v in zip(readings, vectors):
+                q_sim = float(v @ self.question_v)
+                w_sim = float((self.words_v @ self._label[label]).max()) if self.words else q_sim
+                self._reading[(label, back)] = (q_sim + w_sim) / 2
+        return [sum(self._reading[(label, back)] for label, (_, back) in zip(p.labels, p.steps)) / p.hops
+                for p in paths]
+
+    def scores(self, paths: Sequence[RelationPath]) -> list[float]:
+        self._labels([label for p in paths for label in p.labels])
+        texts = self.embed([path_text(p) for p in paths]) if paths else []
+        out = []
+        for p, text_v in zip(paths, texts):
+            score = self.text_weight * float(text_v @ self.question_v)
+            if self.words:
+                sims = self.words_v @ np.stack([self._label[label] for label in p.labels]).T
+                recall, precision = float(sims.max(axis=1).mean()), float(sims.max(axis=0).mean())
+                score += self.cover_weight * 2 * recall * precision / max(recall + precision, 1e-9)
+            ends = [(self.ends_v[0], p.labels[0]) if self.ends[0] else None,
+                    (self.ends_v[1], p.labels[-1]) if self.ends[1] else None]
+            ends = [float(v @ self._label[label]) for v, label in filter(None, ends)]
+            if ends:
+                score += self.ends_weight * sum(ends) / len(ends)
+            if p.hops in self.hops_hint:
+                score += self.hops_bonus
+            out.append(score)
+        return out
+
+
+def path_text(path: RelationPath) -> str:
+    """The path as plain words for the encoder: the start, then each hop's reading."""
+    given, parts = path.start, []
+    for label, (_, back) in zip(path.labels, path.steps):
+        parts.append(hop_phrase(Hop(label, back), given, "what"))
+        given = "it"
+    return "; ".join(parts)
+
+
+def best_paths(scores: Sequence[float], n: int) -> list[int]:
+    """Indices of the ``n`` best-scoring paths, best first."""
+    return sorted(range(len(scores)), key=lambda i: -scores[i])[:n]
+
+
+__all__ = ["RelationPath", "MAX_HOPS", "next_hops", "next_hops_query", "relation_paths", "reading_text",
+           "PathScorer", "path_text", "best_paths"]
