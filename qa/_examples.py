@@ -36,10 +36,11 @@ class Hop:
 
 @dataclass(frozen=True)
 class ExamplePath:
-    """A real path in the store from ``start`` (a named entity) through ``hops``."""
+    """A real path in the store from ``start`` (a named entity, ``start_iri``) through ``hops``."""
 
     start: str
     hops: tuple[Hop, ...]
+    start_iri: str = ""
 
     def question(self) -> str:
         """The path as a question, from the relations' template phrases: the answer is
@@ -102,14 +103,14 @@ def example_paths(start: str, start_iri: str, edges: Sequence, second: dict[str,
         first = _hop(e, start_iri)
         if first is None:
             continue
-        paths.setdefault((first,), ExamplePath(start, (first,)))
+        paths.setdefault((first,), ExamplePath(start, (first,), start_iri))
         middle = e.s if first.backward else e.o
         for e2 in (second or {}).get(middle, ()):
             if start_iri in (e2.s, e2.o) or (e2.s, e2.p, e2.o) == (e.s, e.p, e.o):
                 continue
             hop2 = _hop(e2, middle)
             if hop2 is not None:
-                paths.setdefault((first, hop2), ExamplePath(start, (first, hop2)))
+                paths.setdefault((first, hop2), ExamplePath(start, (first, hop2), start_iri))
         if len(paths) >= max_paths:
             break
     return list(paths.values())
@@ -176,6 +177,13 @@ def store_paths(store, index, question: str, *, entities: int = 2, middles: int 
     return paths
 
 
+def question_similarity(index, question: str, paths: Sequence[ExamplePath]) -> list[float]:
+    """Each path's :func:`path_similarity` to ``question``, its hops embedded in one batch."""
+    texts = list(dict.fromkeys(t for p in paths for t in hop_texts(p)))
+    vectors = index.embed([question] + texts)
+    return path_similarity(paths, dict(zip(texts, (vectors[1:] @ vectors[0]).tolist())))
+
+
 def store_examples(store, index, question: str, run, n: int, render: Callable[[ExamplePath], str]) -> str:
     """The ``n`` store paths whose hops read closest to ``question``, closest first, each
     written by ``render``; the choice goes to the trace under "examples"."""
@@ -183,13 +191,10 @@ def store_examples(store, index, question: str, run, n: int, render: Callable[[E
     if not paths:
         run.record("examples", paths=0)
         return "(no examples: the question names no store entity by name)"
-    texts = list(dict.fromkeys(t for p in paths for t in hop_texts(p)))
-    vectors = index.embed([question] + texts)
-    hop_similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
-    chosen = closest(paths, path_similarity(paths, hop_similarity), n)
+    chosen = closest(paths, question_similarity(index, question, paths), n)
     run.record("examples", paths=len(paths), shown=[p.question() for p in chosen])
     return "\n\n".join(render(p) for p in chosen)
 
 
 __all__ = ["Hop", "ExamplePath", "example_paths", "closest", "hop_phrase", "hop_texts", "path_similarity",
-           "store_paths", "store_examples"]
+           "question_similarity", "store_paths", "store_examples"]

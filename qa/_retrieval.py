@@ -69,6 +69,12 @@ def entity_edges(store, iri: str, *, limit: int = 50):
     return store.edges(iri, direction="both", limit=limit)
 
 
+def is_mediator(store, iri: str) -> bool:
+    """Whether ``iri`` is a mediator (CVT) node in the catalog: a node that only joins facts."""
+    view = store.entity(iri, max_facts=1)
+    return bool(view and view.is_mediator)
+
+
 @dataclass(frozen=True)
 class StatementMemory:
     """A statement memory hit: the text it was found by, the SPARQL ``pattern`` over

@@ -287,7 +287,7 @@ def test_qsm_baseline_answers_from_the_top_triples_of_the_question(store):
 
 
 def test_registry_by_name():
-    assert method_names() == ["io", "qsm", "pseudo-graph", "pgmr", "memq", "prograg", "cascade"]
+    assert method_names() == ["io", "qsm", "pseudo-graph", "pgmr", "memq", "prograg", "queryagent", "cascade"]
     with pytest.raises(UnknownMethodError, match="unknown QA method 'magic'; choose one of: io, qsm, pseudo-graph"):
         make_method("magic", QAContext(store=None, llm=ScriptedLLM([])))
     method = make_method("pseudo-graph", QAContext(store=None, llm=ScriptedLLM([])), threshold=0.5, top_k=5)

@@ -24,6 +24,8 @@ METHODS: dict[str, tuple[str, str]] = {
              "a plan in words, each step recalled from the statement memories, rebuilt into SPARQL, executed"),
     "prograg": ("qa.methods.prograg:ProgRAGMethod",
                 "progressive retrieval: sub-question chains, per-hop relation and fact choice, uncertainty gate"),
+    "queryagent": ("qa.methods.queryagent:QueryAgentMethod",
+                   "the model builds the query one action at a time over a toolbox; checks correct it selectively"),
     "cascade": ("qa.methods.cascade:CascadeMethod",
                 "pgmr first; pseudo-graph when pgmr finds no query that returns rows"),
 }
