@@ -2,7 +2,7 @@
 query built so far, and the SPARQL it stands for. Pure functions and records.
 
 The model acts through names it can read: entities by an id made from their label
-(``Black_Snake_Moan``), relations by their label (``directed_by``), variables as ``?x``.
+(``Mount_Everest``), relations by their label (``country``), variables as ``?x``.
 The state maps them back to IRIs; every relation and entity it knows was returned by the
 store, so a query built from the state names nothing the store lacks.
 """

@@ -118,7 +118,7 @@ class AgentTools:
 
     def nearest_relation(self, state: AgentState, term: str, words: str) -> str | None:
         """The relation at ``term`` whose label reads closest to ``words`` (a plan's item
-        the model wrote in its own words: "screenwriters" for ``written_by``)."""
+        the model wrote in its own words: "capital city" for ``capital``)."""
         names = list(dict.fromkeys(link.relation for link in state.links(term)))
         if not names or not words:
             return None

@@ -71,7 +71,7 @@ class ReasoningPath:
 
     def line(self) -> str:
         """The path as one line from its start, each relation with the way it was walked:
-        ``Joel Zwick <- directed by <- Kismet -> in language -> English``."""
+        ``Nepal <- country <- Mount Everest -> mountain range -> Himalayas``."""
         parts = [self.start_label]
         for s in self.steps:
             relation = s.fact.p_label or s.fact.p
