@@ -100,15 +100,13 @@ def next_hops(store, start: str, start_iri: str, prefix: RelationPath | None, *,
             continue
         back = row["back"].value == "true"
         n, lits = int(row["n"].value), int(row["lits"].value)
-        if back and lits:
+        if (back and lits) or n == 0:  # a literal has no outgoing facts; n == 0 leads only back to the start
             continue
         found.append((p.value, back, n, lits == n))
     labels = store_labels(store, [p for p, *_ in found])
     base_steps, base_labels = (prefix.steps, prefix.labels) if prefix else ((), ())
     out = []
     for p, back, n, literal in found:
-        if n == 0:  # it only leads back to the start
-            continue
         label = labels.get(p)
         if not label:
             continue
@@ -137,7 +135,7 @@ def relation_paths(store, start: str, start_iri: str, score: Callable[[Sequence[
 
 
 def reading_text(label: str, backward: bool) -> str:
-    """One hop read as a short phrase ("it directed by what", "what directed by it")."""
+    """One hop read as a short phrase ("what is the country of it", "it has country what")."""
     return hop_phrase(Hop(label, backward), "it", "what")
 
 

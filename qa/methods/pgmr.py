@@ -11,9 +11,15 @@ the store's memories resolve them, and the executed query answers.
    match counts as 1.0) and each ``[REL]`` among the relations, read both ways (the
    pattern's ends are swapped for the backward reading). A placeholder whose best match
    scores under the threshold ends the question with a refusal that names it.
-4. **Execute.** The combinations of the top candidates run best joint score first, in
-   the SPARQL sandbox (read-only, LIMIT, row cap, time limit); the first that returns rows
-   is the final query. The question's own entities are kept out of the answer variable.
+4. **Ground.** When the query is a chain from one named entity, only its words are
+   trusted: the store enumerates the real relation paths of one to three hops from that
+   entity (:mod:`qa._paths`), they are ranked against the question and the query's
+   relation words, and the best that returns rows is the final query (``paths=False``
+   turns this off).
+   **Execute.** Other queries, and chains no path answers, run as written: the
+   combinations of the top candidates, best joint score first, in the SPARQL sandbox
+   (read-only, LIMIT, row cap, time limit); the first that returns rows is the final
+   query. The question's own entities are kept out of the answer variable.
 5. **Answer.** The rows of the answer variable, labelled from the store; the final query,
    the placeholders and their resolutions are in the trace, and each answer's instantiated
    patterns are its evidence.
@@ -136,9 +142,9 @@ class PGMRMethod(QAMethod):
 
     def ground(self, index, question: str, query: PlaceholderQuery, entities, run: MethodRun):
         """The store's relation paths from the query's entity, ranked against the question
-        and the query's relation words; the model chooses among the best few, and the first
-        one (the choice, then by rank) that returns rows answers. None when the entity has
-        no paths."""
+        and the query's relation words; the best (or, with ``choose_path``, the model's
+        choice among the best few) that returns rows answers, then the others by rank.
+        None when none does."""
         anchor = entities[query.entities()[0]][0]
         words = query.relations()
         scorer = PathScorer(index.embed, question, words, hops_hint={min(query.written_patterns, MAX_HOPS)},
