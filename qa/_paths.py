@@ -13,6 +13,7 @@ choice among paths belong to the method; this module enumerates, renders and bui
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -31,6 +32,8 @@ MAX_HOPS = 3
 # Entities a prefix may reach before its next hop is read from a sample of them: paths
 # through a hub ("<- has genre" of Drama) still count, but cost a bounded query.
 FRONTIER_SAMPLE = 300
+# Answers of a path shown to the encoder to judge whether they are what the question asks for.
+ANSWER_SAMPLE = 3
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,7 @@ class PathScorer:
                  cover_weight: float = 1.0, text_weight: float = 1.0, ends_weight: float = 1.0,
                  hops_bonus: float = 0.1):
         self.embed = embed
+        self.question = question
         self.words = list(words)
         self.ends = ends
         vectors = embed([question] + self.words + [e or "" for e in ends])
@@ -209,6 +213,29 @@ class PathScorer:
             out.append(score)
         return out
 
+    def answer_scores(self, samples: Sequence[Sequence[str]], *, topic: str = "") -> list[float]:
+        """How much each path's answers read like answers to the question: the question,
+        with the ``topic`` entity's words taken out, against a few of the answers joined
+        ("Tom Hanks, Tawny Kitaen"). An encoder trained on question-answer pairs tells a
+        list of people from a list of films or of places, which is what tells a path of the
+        right length from its neighbours, whose words may match the question as well. The
+        topic's words go because answers that share them (relatives sharing a family name)
+        would otherwise win on the name alone."""
+        texts = [", ".join(sample[:ANSWER_SAMPLE]) for sample in samples]
+        present = list(dict.fromkeys(t for t in texts if t))
+        if not present:
+            return [0.0] * len(texts)
+        vectors = self.embed([without_words(self.question, topic)] + present)
+        sims = dict(zip(present, (vectors[1:] @ vectors[0]).tolist()))
+        return [float(sims.get(t, 0.0)) for t in texts]
+
+
+def without_words(text: str, name: str) -> str:
+    """``text`` without the words of ``name`` (case, underscores and punctuation aside)."""
+    drop = {w for w in re.split(r"[\W_]+", name.lower()) if w}
+    kept = [w for w in re.split(r"\s+", text) if w and not set(re.split(r"[\W_]+", w.lower())) - {""} <= drop]
+    return " ".join(kept) or text
+
 
 def path_text(path: RelationPath) -> str:
     """The path as plain words for the encoder: the start, then each hop's reading."""
@@ -224,5 +251,17 @@ def best_paths(scores: Sequence[float], n: int) -> list[int]:
     return sorted(range(len(scores)), key=lambda i: -scores[i])[:n]
 
 
+def path_options(paths: Sequence[RelationPath], scores: Sequence[float], n: int) -> list[int]:
+    """The ``n`` best paths and the best path of each length, best first: the words of a
+    question often fit a path one hop too short or too long better than the right one, so
+    every length keeps a candidate for the answer check."""
+    chosen = best_paths(scores, n)
+    for hops in sorted({p.hops for p in paths}):
+        best = max((i for i, p in enumerate(paths) if p.hops == hops), key=lambda i: scores[i])
+        if best not in chosen:
+            chosen.append(best)
+    return sorted(chosen, key=lambda i: -scores[i])
+
+
 __all__ = ["RelationPath", "MAX_HOPS", "next_hops", "next_hops_query", "relation_paths", "reading_text",
-           "PathScorer", "path_text", "best_paths"]
+           "PathScorer", "path_text", "best_paths", "path_options", "ANSWER_SAMPLE"]

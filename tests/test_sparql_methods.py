@@ -98,13 +98,31 @@ def test_pgmr_grounds_a_draft_with_the_wrong_structure_in_a_real_path(store):
     assert set(plain.answers) == ANDES_COUNTRIES and "ground" not in plain.trace
 
 
+def test_path_answers_are_read_against_the_question_without_its_topic(store):
+    from qa._paths import PathScorer, without_words
+
+    index = QAContext(store=store, llm=ScriptedLLM([])).get_index()
+    scorer = PathScorer(index.embed, CAPITALS_QUESTION, ["country", "capital"], hops_hint={1})
+    namesakes, capitals = ["Andes", "Andes Mountains"], sorted(ANDES_CAPITALS)[:3]
+    plain = scorer.answer_scores([namesakes, capitals, []])
+    masked = scorer.answer_scores([namesakes, capitals, []], topic="Andes")
+    # answers that only repeat the topic's name lose the lead the name gave them; a path
+    # that returned nothing scores 0
+    assert plain[0] > plain[1] and masked[0] < masked[1] and plain[2] == masked[2] == 0.0
+    assert without_words("where is the club that Alan_PULIDO plays for ?", "Alan PULIDO") == (
+        "where is the club that plays for")
+
+
 def test_pgmr_lets_the_model_choose_among_real_paths_by_number(store):
     result, llm = ask(store, [BROKEN_DRAFT, "2"], "pgmr", question=CAPITALS_QUESTION, choose_path=True)
     options = result.trace["ground"]["options"]
     assert result.trace["ground"]["chosen"] == 2 and len(llm.calls) == 2
     assert llm.calls[1]["grammar"].startswith('root ::= "1" | "2"')
     chosen = options[1]["path"]
-    assert f"{len(options)}. " in llm.prompts[1] and chosen in llm.prompts[1]
+    # the model sees the path_options best (6); the best path of each other length is
+    # checked against the question but not shown
+    assert len(options) == 7 and "6. " in llm.prompts[1] and "7. " not in llm.prompts[1]
+    assert chosen in llm.prompts[1]
 
 
 # -- pgmr ------------------------------------------------------------------------------------

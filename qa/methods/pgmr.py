@@ -14,7 +14,9 @@ the store's memories resolve them, and the executed query answers.
 4. **Ground.** When the query is a chain from one named entity, only its words are
    trusted: the store enumerates the real relation paths of one to three hops from that
    entity (:mod:`qa._paths`), they are ranked against the question and the query's
-   relation words, and the best that returns rows is the final query (``paths=False``
+   relation words; the best few and the best of each length run, each one's answers are
+   read against the question (``answer_weight``: people where it asks "who", films where
+   it asks for films), and the best that returns rows is the final query (``paths=False``
    turns this off).
    **Execute.** Other queries, and chains no path answers, run as written: the
    combinations of the top candidates, best joint score first, in the SPARQL sandbox
@@ -32,7 +34,7 @@ import numpy as np
 
 from .. import _sparql_build as sb
 from .._examples import store_examples
-from .._paths import MAX_HOPS, PathScorer, best_paths, relation_paths
+from .._paths import ANSWER_SAMPLE, MAX_HOPS, PathScorer, path_options, relation_paths
 from .._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
 from .._resolution import entity_choices, relation_choices, weak_choice
 from .._result import Answer
@@ -60,7 +62,7 @@ class PGMRMethod(QAMethod):
                  relation_threshold: float = DEFAULT_RELATION_THRESHOLD, examples: int = 4, candidates: int = 3,
                  max_combinations: int = 30, generate_tokens: int = 120, timeout_s: float = 5.0,
                  max_rows: int = 1000, max_answers: int = 200, paths: bool = True, path_options: int = 6,
-                 beam: int = 12, choose_path: bool = False):
+                 beam: int = 12, choose_path: bool = False, answer_weight: float = 0.5):
         super().__init__(context)
         self.threshold = threshold
         self.relation_threshold = relation_threshold
@@ -75,6 +77,7 @@ class PGMRMethod(QAMethod):
         self.path_options = path_options
         self.beam = beam
         self.choose_path = choose_path
+        self.answer_weight = answer_weight
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         index = self.context.get_index()
@@ -142,9 +145,11 @@ class PGMRMethod(QAMethod):
 
     def ground(self, index, question: str, query: PlaceholderQuery, entities, run: MethodRun):
         """The store's relation paths from the query's entity, ranked against the question
-        and the query's relation words; the best (or, with ``choose_path``, the model's
-        choice among the best few) that returns rows answers, then the others by rank.
-        None when none does."""
+        and the query's relation words; the best few (and the best of each length) run, and
+        each one's answers are read against the question (a path one hop too short or too
+        long often matches the words as well, but returns people where the question asks
+        for films). The best that returns rows answers (or, with ``choose_path``, the
+        model's choice among them). None when none does."""
         anchor = entities[query.entities()[0]][0]
         words = query.relations()
         scorer = PathScorer(index.embed, question, words, hops_hint={min(query.written_patterns, MAX_HOPS)},
@@ -155,22 +160,29 @@ class PGMRMethod(QAMethod):
             run.record("ground", anchor=anchor.iri, paths=0)
             return None
         scores = scorer.scores(paths)
-        options = best_paths(scores, self.path_options)
-        chosen = self.choose(question, query, [paths[i] for i in options], run)
-        order = [options[chosen]] + [i for i in options if i != options[chosen]]
-        tried = []
-        for i in order:
+        options = path_options(paths, scores, self.path_options)
+        runs = []
+        for i in options:
             built = paths[i].query(answer=query.answer_var, exclude=[anchor.iri])
             rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
-            tried.append({"query": built.render(), "rows": len(rows), **({"error": error} if error else {})})
-            if rows:
-                run.record("ground", anchor=anchor.iri, paths=len(paths),
-                           options=[{"path": paths[j].example().sparql(), "score": round(scores[j], 4),
-                                     "reaches": paths[j].reaches} for j in options],
-                           chosen=chosen + 1, tried=tried)
-                return built, rows
-        run.record("ground", anchor=anchor.iri, paths=len(paths), chosen=chosen + 1, tried=tried)
-        return None
+            sample = [t.label for t in sb.answer_terms(self.store, built, rows, limit=ANSWER_SAMPLE)] if rows else []
+            runs.append((built, rows, error, sample))
+        fits = scorer.answer_scores([sample for *_, sample in runs], topic=anchor.label)
+        final = [scores[i] + self.answer_weight * fit for i, fit in zip(options, fits)]
+        ranked = sorted((k for k in range(len(options)) if runs[k][1]), key=lambda k: -final[k])
+        record = [{"path": paths[options[k]].example().sparql(), "score": round(scores[options[k]], 4),
+                   "answer_fit": round(fits[k], 4), "final": round(final[k], 4), "rows": len(runs[k][1]),
+                   "answers": runs[k][3], **({"error": runs[k][2]} if runs[k][2] else {})}
+                  for k in sorted(range(len(options)), key=lambda k: -final[k])]
+        if not ranked:
+            run.record("ground", anchor=anchor.iri, paths=len(paths), options=record)
+            return None
+        shown = ranked[:self.path_options]
+        chosen = shown[self.choose(question, query, [paths[options[k]] for k in shown], run)]
+        built, rows = runs[chosen][0], runs[chosen][1]
+        run.record("ground", anchor=anchor.iri, paths=len(paths), options=record, chosen=ranked.index(chosen) + 1,
+                   final_query=built.render())
+        return built, rows
 
     def choose(self, question: str, query: PlaceholderQuery, options, run: MethodRun) -> int:
         """The model's choice among ``options`` (0-based), held by a grammar to a number shown."""
