@@ -49,7 +49,7 @@ def test_prompt_files_fill_placeholders_and_keep_other_braces():
     messages = render_prompt("pseudo_graph_generate", question="Who directed Kismet?")
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert messages[-1]["content"] == "Question: Who directed Kismet?"
-    assert '(titanic:Film {name: "Titanic"})' in messages[2]["content"]  # Cypher maps untouched
+    assert '(kilimanjaro:Mountain {name: "Mount Kilimanjaro"})' in messages[2]["content"]  # Cypher maps untouched
     answer = render_prompt("facts_answer", facts="a | b | c", question="q?")
     assert "{unknown}" in answer[0]["content"]  # not a placeholder: nobody passed it
     assert answer[-1]["content"] == "Facts:\na | b | c\n\nQuestion: q?"
