@@ -9,6 +9,7 @@ the other reading a little lower, so executing the query decides between them.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -26,26 +27,65 @@ class Choice:
     label: str
     score: float
     backward: bool = False
+    # the words of the name around the entity's label, when the name wrote a relation
+    # into it ("heir" in "[ENT: X's heir]"): the first hop from the entity
+    relation_words: str = ""
 
     def to_dict(self) -> dict:
         out = {"iri": self.iri, "label": self.label, "score": round(self.score, 4)}
         if self.backward:
             out["backward"] = True
+        if self.relation_words:
+            out["relation_words"] = self.relation_words
         return out
 
 
-def entity_choices(index, names: Sequence[str], k: int) -> dict[str, list[Choice]]:
+def entity_choices(index, names: Sequence[str], k: int, *, question: str = "") -> dict[str, list[Choice]]:
     """Up to ``k`` candidate entities per name, best first: exact name matches (1.0, most
-    popular first), then URI-memory neighbours at their cosine."""
+    popular first), then URI-memory neighbours at their cosine. With the ``question``, a
+    neighbour whose whole label the question writes and the name contains counts as exact
+    too: a small model often writes a relation into the name ("[ENT: X's heir]"), and the
+    entity the question names is still X."""
     names = list(dict.fromkeys(names))
     if not names:
         return {}
+    asked = f" {plain_words(question)} " if question else ""
     out = {}
     for name, found in zip(names, search_uris(index, names, k, type="entity")):
         exact = [Choice(iri, label, 1.0) for iri, label in exact_entities(index, name, k)]
         seen = {c.iri for c in exact}
-        out[name] = (exact + [Choice(t.iri, t.label, t.score) for t in found if t.iri not in seen])[:k]
+        near = [Choice(t.iri, t.label, t.score) for t in found if t.iri not in seen]
+        if asked and not exact:
+            near = [Choice(c.iri, c.label, 1.0, relation_words=words_around(c.label, name))
+                    if written_in(c.label, name, asked) else c for c in near]
+            near.sort(key=lambda c: -c.score)
+        out[name] = (exact + near)[:k]
     return out
+
+
+def plain_words(text: str) -> str:
+    """Lower-case words only: "Ferdinand_I's son" → "ferdinand i s son"."""
+    return " ".join(re.split(r"[\W_]+", text.lower())).strip()
+
+
+def words_around(label: str, name: str) -> str:
+    """The words of ``name`` that are not ``label`` and not the possessive's "s" or "of"."""
+    n = len(plain_words(label).split())
+    named = plain_words(name).split()
+    rest = named[n + 1:] if named[:n] == plain_words(label).split() else named[:-n - 1]
+    return " ".join(rest)
+
+
+def written_in(label: str, name: str, asked: str) -> bool:
+    """Whether ``name`` is ``label`` with a relation written into it as a possessive
+    ("X's heir", "dad of X") and the question (``asked``: padded plain words) writes the
+    label whole. Only a possessive counts: a name with a word more ("Mothra Aleandro") is
+    another name, which the store may not hold."""
+    words, named = plain_words(label).split(), plain_words(name).split()
+    if not words or f" {' '.join(words)} " not in asked or len(named) <= len(words):
+        return False
+    n = len(words)
+    return ((named[:n] == words and named[n] == "s") or (named[-n:] == words and named[-n - 1] == "of"))
 
 
 def relation_choices(index, words: Sequence[str], k: int) -> list[list[Choice]]:

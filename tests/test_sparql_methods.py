@@ -113,6 +113,25 @@ def test_path_answers_are_read_against_the_question_without_its_topic(store):
         "where is the club that plays for")
 
 
+def test_a_relation_written_into_an_entity_name_is_read_as_the_first_hop(store):
+    from qa._resolution import entity_choices
+
+    index = QAContext(store=store, llm=ScriptedLLM([])).get_index()
+    question = "What are the capitals of the Andes's countries?"
+    found = entity_choices(index, ["Andes's countries", "Andes Mountainview"], 3, question=question)
+    # a possessive around a label the question writes whole: the entity, and the words
+    # left over are a relation from it
+    best = found["Andes's countries"][0]
+    assert (best.iri, best.score, best.relation_words) == (ANDES, 1.0, "countries")
+    # another name that starts with the label is another name: no exact match
+    assert all(c.score < 0.95 for c in found["Andes Mountainview"])
+    # the question is answered from the entity, not refused (the answer check, which
+    # reads "countries" in the question, is off to test the path from the words alone)
+    result, _ = ask(store, ["SELECT DISTINCT ?c WHERE { [ENT: Andes's countries] [REL: capital] ?c }"], "pgmr",
+                    question=question, answer_weight=0.0)
+    assert not result.refused and set(result.answers) == ANDES_CAPITALS
+
+
 def test_pgmr_lets_the_model_choose_among_real_paths_by_number(store):
     result, llm = ask(store, [BROKEN_DRAFT, "2"], "pgmr", question=CAPITALS_QUESTION, choose_path=True)
     options = result.trace["ground"]["options"]

@@ -8,7 +8,9 @@ the store's memories resolve them, and the executed query answers.
    ``[ENT: name]`` and every relation as ``[REL: words]``; a GBNF grammar holds it to that
    shape. Text that still does not parse goes back once with the reason.
 3. **Resolve.** Each ``[ENT]`` is looked up in the URI memory (an exact label or alias
-   match counts as 1.0) and each ``[REL]`` among the relations, read both ways (the
+   match counts as 1.0, and so does a label the question writes whole when the name is
+   that label with a relation written in as a possessive, "[ENT: X's heir]": the words
+   left over become the first hop of the path) and each ``[REL]`` among the relations, read both ways (the
    pattern's ends are swapped for the backward reading). A placeholder whose best match
    scores under the threshold ends the question with a refusal that names it.
 4. **Ground.** When the query is a chain from one named entity, only its words are
@@ -89,7 +91,7 @@ class PGMRMethod(QAMethod):
             # nothing ties the query to what the question names: it would answer for anything
             return self.refuse(question, run, "no_entity", "the query names no entity to start from",
                                allow_parametric)
-        entities, relations, weak = self.resolve(index, query, run)
+        entities, relations, weak = self.resolve(index, query, run, question)
         if weak:
             return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak), allow_parametric)
         found = None
@@ -121,10 +123,10 @@ class PGMRMethod(QAMethod):
         return done.value
 
     # -- 3. resolve -------------------------------------------------------------------------
-    def resolve(self, index, query: PlaceholderQuery, run: MethodRun):
+    def resolve(self, index, query: PlaceholderQuery, run: MethodRun, question: str = ""):
         """Candidates per entity placeholder and per pattern's relation, best first, and
         the placeholders whose best candidate is under its threshold (in words)."""
-        entities = entity_choices(index, query.entities(), self.candidates)
+        entities = entity_choices(index, query.entities(), self.candidates, question=question)
         words = query.relations()
         relations = relation_choices(index, words, self.candidates)
         weak = [w for w in [weak_choice("ENT", n, cs, self.threshold) for n, cs in entities.items()]
@@ -151,9 +153,10 @@ class PGMRMethod(QAMethod):
         for films). The best that returns rows answers (or, with ``choose_path``, the
         model's choice among them). None when none does."""
         anchor = entities[query.entities()[0]][0]
-        words = query.relations()
-        scorer = PathScorer(index.embed, question, words, hops_hint={min(query.written_patterns, MAX_HOPS)},
-                            ends=query.end_relations())
+        words, hops, ends = query.relations(), query.written_patterns, query.end_relations()
+        if anchor.relation_words:  # "[ENT: X's heir]": heir is the first hop from X
+            words, hops, ends = [anchor.relation_words] + words, hops + 1, (anchor.relation_words, ends[1])
+        scorer = PathScorer(index.embed, question, words, hops_hint={min(hops, MAX_HOPS)}, ends=ends)
         paths = relation_paths(self.store, anchor.label, anchor.iri, scorer.prefix_scores, beam=self.beam,
                                timeout_s=self.timeout_s)
         if not paths:
