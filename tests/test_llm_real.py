@@ -41,17 +41,18 @@ def test_llama_backend_follows_a_gbnf_grammar(llm):
 
 
 def test_answer_marks_can_only_name_terms_of_the_facts(llm):
-    # A PQ-2H question the pseudo-graph answer step got right but marked "{man}": a
-    # paraphrase of the store's "male", so grounding refused it. The grammar holds the
-    # mark to the facts' own terms.
-    facts = "irina godunova | spouse | feodor i of russia\nfeodor i of russia | gender | male"
+    # Without the grammar the answer step writes the fact's value in its own spelling
+    # ("Russian empire" for the store's "russian empire"; with earlier examples in the
+    # prompt, "man" for "male"), and a mark that is not a store term is not grounded.
+    # The grammar holds the mark to the facts' own terms.
+    facts = "irina godunova | spouse | feodor i of russia\nfeodor i of russia | nationality | russian empire"
     prompt = render_prompt("pseudo_graph_answer", facts=facts,
-                           question="is irina_godunova 's other half a man or a woman ?")
+                           question="what country was irina_godunova 's husband from ?")
     free = llm.complete(prompt, grammar=grammar_text("answer_marks"), max_tokens=80)
-    held = llm.complete(prompt, grammar=answer_terms_grammar(["irina godunova", "feodor i of russia", "male"]),
+    held = llm.complete(prompt, grammar=answer_terms_grammar(["irina godunova", "feodor i of russia", "russian empire"]),
                         max_tokens=80)
-    assert answers_in(free.text) == ["man"]
-    assert answers_in(held.text) == ["male"]
+    assert answers_in(free.text) == ["Russian empire"]
+    assert answers_in(held.text) == ["russian empire"]
 
 
 # -- the SPARQL-building methods on the demo store, with the real model ---------------------
