@@ -13,7 +13,6 @@ choice among paths belong to the method; this module enumerates, renders and bui
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -24,6 +23,7 @@ from kgstore.errors import QueryError, UnsafeQueryError
 from kgstore.terms import is_fact_predicate
 
 from ._examples import ExamplePath, Hop, hop_phrase
+from ._grounding import normalise_label
 from ._retrieval import store_labels
 from ._sparql_build import BuiltQuery, TriplePattern, exclude_filter
 from .sandbox import run_sparql
@@ -231,9 +231,10 @@ class PathScorer:
 
 
 def without_words(text: str, name: str) -> str:
-    """``text`` without the words of ``name`` (case, underscores and punctuation aside)."""
-    drop = {w for w in re.split(r"[\W_]+", name.lower()) if w}
-    kept = [w for w in re.split(r"\s+", text) if w and not set(re.split(r"[\W_]+", w.lower())) - {""} <= drop]
+    """``text`` without the words of ``name``, compared as :func:`normalise_label` compares
+    names (case, accents, underscores and punctuation aside)."""
+    drop = set(normalise_label(name).split())
+    kept = [w for w in text.split() if not set(normalise_label(w).split()) <= drop]
     return " ".join(kept) or text
 
 

@@ -9,10 +9,10 @@ the other reading a little lower, so executing the query decides between them.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from ._grounding import normalise_label
 from ._retrieval import MemoryTerm, exact_entities, search_relations, search_uris
 
 BACKWARD_PENALTY = 0.05
@@ -49,43 +49,36 @@ def entity_choices(index, names: Sequence[str], k: int, *, question: str = "") -
     names = list(dict.fromkeys(names))
     if not names:
         return {}
-    asked = f" {plain_words(question)} " if question else ""
+    asked = f" {normalise_label(question)} " if question else ""
     out = {}
     for name, found in zip(names, search_uris(index, names, k, type="entity")):
         exact = [Choice(iri, label, 1.0) for iri, label in exact_entities(index, name, k)]
         seen = {c.iri for c in exact}
         near = [Choice(t.iri, t.label, t.score) for t in found if t.iri not in seen]
         if asked and not exact:
-            near = [Choice(c.iri, c.label, 1.0, relation_words=words_around(c.label, name))
-                    if written_in(c.label, name, asked) else c for c in near]
+            rests = [relation_in_name(c.label, name, asked) for c in near]
+            near = [c if rest is None else Choice(c.iri, c.label, 1.0, relation_words=rest)
+                    for c, rest in zip(near, rests)]
             near.sort(key=lambda c: -c.score)
         out[name] = (exact + near)[:k]
     return out
 
 
-def plain_words(text: str) -> str:
-    """Lower-case words only: "Ferdinand_I's son" → "ferdinand i s son"."""
-    return " ".join(re.split(r"[\W_]+", text.lower())).strip()
-
-
-def words_around(label: str, name: str) -> str:
-    """The words of ``name`` that are not ``label`` and not the possessive's "s" or "of"."""
-    n = len(plain_words(label).split())
-    named = plain_words(name).split()
-    rest = named[n + 1:] if named[:n] == plain_words(label).split() else named[:-n - 1]
-    return " ".join(rest)
-
-
-def written_in(label: str, name: str, asked: str) -> bool:
-    """Whether ``name`` is ``label`` with a relation written into it as a possessive
-    ("X's heir", "dad of X") and the question (``asked``: padded plain words) writes the
-    label whole. Only a possessive counts: a name with a word more ("Mothra Aleandro") is
-    another name, which the store may not hold."""
-    words, named = plain_words(label).split(), plain_words(name).split()
-    if not words or f" {' '.join(words)} " not in asked or len(named) <= len(words):
-        return False
+def relation_in_name(label: str, name: str, asked: str) -> str | None:
+    """The relation words written into ``name`` around ``label`` as a possessive ("heir"
+    for "X's heir", "dad" for "dad of X"), when the question (``asked``: its normalised
+    words, padded with spaces) writes the label whole; None otherwise. Only a possessive
+    counts: a name with a word more ("Mothra Aleandro") is another name, which the store
+    may not hold."""
+    words, named = normalise_label(label).split(), normalise_label(name).split()
     n = len(words)
-    return ((named[:n] == words and named[n] == "s") or (named[-n:] == words and named[-n - 1] == "of"))
+    if not words or f" {' '.join(words)} " not in asked or len(named) <= n:
+        return None
+    if named[:n] == words and named[n] == "s":
+        return " ".join(named[n + 1:])
+    if named[-n:] == words and named[-n - 1] == "of":
+        return " ".join(named[:-n - 1])
+    return None
 
 
 def relation_choices(index, words: Sequence[str], k: int) -> list[list[Choice]]:

@@ -10,8 +10,8 @@ the store's memories resolve them, and the executed query answers.
 3. **Resolve.** Each ``[ENT]`` is looked up in the URI memory (an exact label or alias
    match counts as 1.0, and so does a label the question writes whole when the name is
    that label with a relation written in as a possessive, "[ENT: X's heir]": the words
-   left over become the first hop of the path) and each ``[REL]`` among the relations, read both ways (the
-   pattern's ends are swapped for the backward reading). A placeholder whose best match
+   left over become the first hop of the path) and each ``[REL]`` among the relations,
+   read both ways (the pattern's ends are swapped for the backward reading). A placeholder whose best match
    scores under the threshold ends the question with a refusal that names it.
 4. **Ground.** When the query is a chain from one named entity, only its words are
    trusted: the store enumerates the real relation paths of one to three hops from that
@@ -31,12 +31,13 @@ the store's memories resolve them, and the executed query answers.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _sparql_build as sb
 from .._examples import store_examples
-from .._paths import ANSWER_SAMPLE, MAX_HOPS, PathScorer, path_options, relation_paths
+from .._paths import ANSWER_SAMPLE, MAX_HOPS, PathScorer, RelationPath, path_options, relation_paths
 from .._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
 from .._resolution import entity_choices, relation_choices, weak_choice
 from .._result import Answer
@@ -53,6 +54,19 @@ DEFAULT_THRESHOLD = 0.95
 # Relation texts carry descriptions and the model's words are short ("country" against
 # "country: sovereign state of this item"), so their cosines run lower than entities'.
 DEFAULT_RELATION_THRESHOLD = 0.3
+
+
+@dataclass(frozen=True)
+class PathRun:
+    """A candidate path of grounding, run: its score before the answer check, the query,
+    its rows (or the error) and the first answers' labels."""
+
+    path: RelationPath
+    score: float
+    built: sb.BuiltQuery
+    rows: list
+    error: str | None
+    answers: list[str]
 
 
 class PGMRMethod(QAMethod):
@@ -163,29 +177,33 @@ class PGMRMethod(QAMethod):
             run.record("ground", anchor=anchor.iri, paths=0)
             return None
         scores = scorer.scores(paths)
-        options = path_options(paths, scores, self.path_options)
-        runs = []
-        for i in options:
-            built = paths[i].query(answer=query.answer_var, exclude=[anchor.iri])
-            rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
-            sample = [t.label for t in sb.answer_terms(self.store, built, rows, limit=ANSWER_SAMPLE)] if rows else []
-            runs.append((built, rows, error, sample))
-        fits = scorer.answer_scores([sample for *_, sample in runs], topic=anchor.label)
-        final = [scores[i] + self.answer_weight * fit for i, fit in zip(options, fits)]
-        ranked = sorted((k for k in range(len(options)) if runs[k][1]), key=lambda k: -final[k])
-        record = [{"path": paths[options[k]].example().sparql(), "score": round(scores[options[k]], 4),
-                   "answer_fit": round(fits[k], 4), "final": round(final[k], 4), "rows": len(runs[k][1]),
-                   "answers": runs[k][3], **({"error": runs[k][2]} if runs[k][2] else {})}
-                  for k in sorted(range(len(options)), key=lambda k: -final[k])]
+        runs = [self.run_path(paths[i], query.answer_var, anchor.iri, scores[i])
+                for i in path_options(paths, scores, self.path_options)]
+        fits = scorer.answer_scores([r.answers for r in runs], topic=anchor.label)
+        final = [r.score + self.answer_weight * fit for r, fit in zip(runs, fits)]
+        order = sorted(range(len(runs)), key=lambda k: -final[k])
+        record = [{"path": runs[k].path.example().sparql(), "score": round(runs[k].score, 4),
+                   "answer_fit": round(fits[k], 4), "final": round(final[k], 4), "rows": len(runs[k].rows),
+                   "answers": runs[k].answers, **({"error": runs[k].error} if runs[k].error else {})}
+                  for k in order]
+        ranked = [k for k in order if runs[k].rows]
         if not ranked:
             run.record("ground", anchor=anchor.iri, paths=len(paths), options=record)
             return None
         shown = ranked[:self.path_options]
-        chosen = shown[self.choose(question, query, [paths[options[k]] for k in shown], run)]
-        built, rows = runs[chosen][0], runs[chosen][1]
-        run.record("ground", anchor=anchor.iri, paths=len(paths), options=record, chosen=ranked.index(chosen) + 1,
-                   final_query=built.render())
-        return built, rows
+        pick = shown[self.choose(question, query, [runs[k].path for k in shown], run)]
+        chosen = runs[pick]
+        run.record("ground", anchor=anchor.iri, paths=len(paths), options=record, chosen=ranked.index(pick) + 1,
+                   final_query=chosen.built.render())
+        return chosen.built, chosen.rows
+
+    def run_path(self, path: RelationPath, answer_var: str, anchor_iri: str, score: float) -> PathRun:
+        """``path`` run in the sandbox as the query for ``answer_var``, with the first
+        answers' labels for the answer check."""
+        built = path.query(answer=answer_var, exclude=[anchor_iri])
+        rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
+        answers = [t.label for t in sb.answer_terms(self.store, built, rows, limit=ANSWER_SAMPLE)] if rows else []
+        return PathRun(path, score, built, rows, error, answers)
 
     def choose(self, question: str, query: PlaceholderQuery, options, run: MethodRun) -> int:
         """The model's choice among ``options`` (0-based), held by a grammar to a number shown."""
