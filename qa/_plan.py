@@ -45,12 +45,22 @@ class PlanStep:
         text = _VAR.sub("?e1", _ENTITY.sub("?e1", self.text))
         return " ".join(text.split())
 
+    def relation_words(self) -> str:
+        """The step's words without its entities and variables: what it says of the
+        relation ("the films directed by", "the language of")."""
+        return " ".join(_VAR.sub(" ", _ENTITY.sub(" ", self.text)).split())
+
 
 @dataclass
 class Plan:
     steps: list[PlanStep]
     answer: str
     entities: list[str] = field(default_factory=list)
+
+    def is_chain(self) -> bool:
+        """Only Find steps, from one named entity to the answer: a walk the store's
+        relation paths can ground (no condition, no ranking, no second entity)."""
+        return len(self.entities) == 1 and all(s.kind == "find" for s in self.steps)
 
 
 def parse_plan(text: str) -> Plan:

@@ -206,13 +206,35 @@ def test_gamma_recall_takes_one_memory_or_a_union(store):
 def test_memq_plans_recalls_and_executes(store):
     plan = ("1. Find what is the country of [Andes], assign it to ?c.\n"
             "2. Find the capital of ?c, assign it to ?x.\n3. The answer is ?x.")
-    result, llm = ask(store, [plan], "memq", question="What are the capitals of the countries the Andes cover?")
+    question = "What are the capitals of the countries the Andes cover?"
+    # without grounding: each step recalled from the statement memories, rebuilt, executed
+    result, llm = ask(store, [plan], "memq", question=question, paths=False)
     assert not result.refused
-    assert {"Lima", "Quito", "Santiago", "Bogotá", "Caracas", "Buenos Aires", "Sucre"} <= set(result.answers)
+    assert set(result.answers) == ANDES_CAPITALS
     assert f"<{ANDES}> <{WDT}P17> ?c" in result.query and f"?c <{WDT}P36> ?x" in result.query
     assert "Plan:\n1. Find " in llm.prompts[0]  # store-built examples, written as plans
     assert [s["step"] for s in result.trace["recall"]["steps"]] == ["what is the country of [Andes]",
                                                                     "the capital of ?c"]
+    assert "ground" not in result.trace
+
+
+def test_memq_grounds_a_chain_plan_in_a_real_path(store):
+    # a plan that walks from one entity is grounded as pgmr's drafts are: its steps' words
+    # rank the store's paths from the Andes, one hop per step as the length hint
+    plan = ("1. Find what is the country of [Andes], assign it to ?c.\n"
+            "2. Find the capital of ?c, assign it to ?x.\n3. The answer is ?x.")
+    result, _ = ask(store, [plan], "memq", question="What are the capitals of the countries the Andes cover?")
+    assert set(result.answers) == ANDES_CAPITALS and "recall" not in result.trace
+    # the best path is a real two-hop walk through the countries (the store holds both
+    # "capital" and its inverse "capital of", which return the same cities)
+    assert result.trace["ground"]["options"][0]["path"].startswith(
+        "SELECT DISTINCT ?answer WHERE { [ENT: Andes] [REL: country] ?m . ")
+    assert result.query.startswith(f"SELECT DISTINCT ?x WHERE {{\n  <{ANDES}> <{WDT}P17> ?m1 .\n")
+    # a plan with a condition is not a chain: it is recalled and rebuilt
+    checked = parse_plan("1. Find what is the country of [Andes], assign it to ?c.\n"
+                         "2. Make sure ?c is in [South America].\n3. The answer is ?c.")
+    assert not checked.is_chain() and parse_plan(plan).is_chain()
+    assert [s.relation_words() for s in parse_plan(plan).steps] == ["what is the country of", "the capital of"]
 
 
 def test_memq_refuses_an_entity_the_store_lacks(store):

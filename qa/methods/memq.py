@@ -8,16 +8,22 @@ statement memories, rebuild SPARQL by rules, execute.
 2. **Bind entities.** Each bracketed name resolves as pgmr's ``[ENT]`` does (an exact
    name 1.0, else the URI memory's cosine); under ``threshold`` the question is refused,
    naming it.
-3. **Recall.** Each step is searched in the statement memories (patterns the store's own
+3. **Ground a chain.** A plan of Find steps from one named entity is a walk: its steps'
+   words rank the store's real relation paths from the entity, one hop per step as the
+   length hint, and the best path that returns rows (its answers read against the
+   question) is the query, as in pgmr (:mod:`qa._path_grounding`; ``paths=False`` turns
+   it off). A plan with a condition, a ranking or two entities, or a chain no path
+   answers, goes on to recall.
+4. **Recall.** Each step is searched in the statement memories (patterns the store's own
    schema answers, both directions, through mediators too). When the top memory scores at
    least ``gamma1`` it alone is taken; otherwise every memory scoring at least ``gamma2``
    (near-synonymous relations), joined with ``UNION``.
-4. **Rebuild by rules.** Recalled patterns are appended in plan order, their variables
+5. **Rebuild by rules.** Recalled patterns are appended in plan order, their variables
    renamed to the plan's (the memory's given end to the step's known entity or variable,
    its answer end to the step's variable, the rest fresh); *Make sure* becomes a pattern
    over known terms (a FILTER by join), *Rank* an ``ORDER BY ... LIMIT``; the question's
    entities are kept out of the answer variable.
-5. **Execute** read-only in the SPARQL sandbox. When the rebuilt query returns no rows,
+6. **Execute** read-only in the SPARQL sandbox. When the rebuilt query returns no rows,
    single recalls are tried instead, best joint score first, until one does: every pick is
    checked by executing it.
 """
@@ -32,6 +38,7 @@ from kgstore.terms import expand
 
 from .. import _sparql_build as sb
 from .._examples import store_examples
+from .._path_grounding import ChainDraft, PathGrounder
 from .._plan import Plan, PlanSyntaxError, bracket_names, parse_plan
 from .._resolution import entity_choices, weak_choice
 from .._result import Answer
@@ -59,8 +66,13 @@ class MemQMethod(QAMethod):
     def __init__(self, context: QAContext, *, gamma1: float = DEFAULT_GAMMA1, gamma2: float = DEFAULT_GAMMA2,
                  threshold: float = DEFAULT_THRESHOLD, examples: int = 4, recall_k: int = 8, max_union: int = 4,
                  candidates: int = 3, max_combinations: int = 30, plan_tokens: int = 120, timeout_s: float = 5.0,
-                 max_rows: int = 1000, max_answers: int = 200):
+                 max_rows: int = 1000, max_answers: int = 200, paths: bool = True, path_options: int = 6,
+                 beam: int = 12, answer_weight: float = 0.5):
         super().__init__(context)
+        self.paths = paths
+        self.path_options = path_options
+        self.beam = beam
+        self.answer_weight = answer_weight
         self.gamma1 = gamma1
         self.gamma2 = gamma2
         self.threshold = threshold
@@ -92,8 +104,9 @@ class MemQMethod(QAMethod):
         if not plan.entities:
             return self.refuse(question, run, "no_entity", "the plan names no entity to start from", allow_parametric)
         bound = {n: cs[0].iri for n, cs in entities.items()}
-        recalls = self.recall(index, plan, run)
-        found = self.execute(plan, bound, recalls, run)
+        found = self.ground(index, question, plan, entities, run) if self.paths and plan.is_chain() else None
+        if found is None:
+            found = self.execute(plan, bound, self.recall(index, plan, run), run)
         if found is None:
             return self.refuse(question, run, "no_rows", "not in the store: no query rebuilt from the plan returns rows",
                                allow_parametric)
@@ -114,7 +127,20 @@ class MemQMethod(QAMethod):
         run.record("plan", attempts=done.attempts, text=done.text.strip())
         return done.value
 
-    # -- 3. recall ---------------------------------------------------------------------------
+    # -- 3. ground a chain in the store's real paths -------------------------------------
+    def ground(self, index, question: str, plan: Plan, entities, run: MethodRun):
+        """A plan that walks from one entity through Find steps is grounded as pgmr's
+        drafts are (:mod:`qa._path_grounding`): its steps' words rank the store's real
+        paths from the entity, one hop per step as the length hint. None when no path
+        returns rows, and the plan is then rebuilt from its recalled memories."""
+        anchor = entities[plan.entities[0]][0]
+        words = tuple(s.relation_words() for s in plan.steps)
+        draft = ChainDraft(words, len(plan.steps), (words[0], words[-1]), plan.answer)
+        grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
+                                answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows)
+        return grounder.ground(question, anchor.label, anchor.iri, draft, run)
+
+    # -- 4. recall ---------------------------------------------------------------------------
     def recall(self, index, plan: Plan, run: MethodRun) -> list[list[StatementMemory]]:
         """Per step, its ``recall_k`` nearest statement memories, best first."""
         found = search_statements(index, [s.search_text() for s in plan.steps], self.recall_k)
@@ -133,7 +159,7 @@ class MemQMethod(QAMethod):
         near = [m for m in hits if m.score >= self.gamma2][:self.max_union]
         return near or [hits[0]]
 
-    # -- 4/5. rebuild and execute ----------------------------------------------------------
+    # -- 5. rebuild and execute ----------------------------------------------------------
     def execute(self, plan: Plan, bound: dict[str, str], recalls: list[list[StatementMemory]], run: MethodRun):
         """The adaptive rebuild first; when it returns nothing, single recalls per step,
         best joint score first. (query, rows) of the first with rows, or None."""

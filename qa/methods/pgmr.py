@@ -31,13 +31,12 @@ the store's memories resolve them, and the executed query answers.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _sparql_build as sb
 from .._examples import store_examples
-from .._paths import ANSWER_SAMPLE, MAX_HOPS, PathScorer, RelationPath, path_options, relation_paths
+from .._path_grounding import ChainDraft, PathGrounder
 from .._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
 from .._resolution import entity_choices, relation_choices, weak_choice
 from .._result import Answer
@@ -54,19 +53,6 @@ DEFAULT_THRESHOLD = 0.95
 # Relation texts carry descriptions and the model's words are short ("country" against
 # "country: sovereign state of this item"), so their cosines run lower than entities'.
 DEFAULT_RELATION_THRESHOLD = 0.3
-
-
-@dataclass(frozen=True)
-class PathRun:
-    """A candidate path of grounding, run: its score before the answer check, the query,
-    its rows (or the error) and the first answers' labels."""
-
-    path: RelationPath
-    score: float
-    built: sb.BuiltQuery
-    rows: list
-    error: str | None
-    answers: list[str]
 
 
 class PGMRMethod(QAMethod):
@@ -160,55 +146,20 @@ class PGMRMethod(QAMethod):
         return len(query.entities()) == 1 and not (query.filter or query.tail or query.counts)
 
     def ground(self, index, question: str, query: PlaceholderQuery, entities, run: MethodRun):
-        """The store's relation paths from the query's entity, ranked against the question
-        and the query's relation words; the best few (and the best of each length) run, and
-        each one's answers are read against the question (a path one hop too short or too
-        long often matches the words as well, but returns people where the question asks
-        for films). The best that returns rows answers (or, with ``choose_path``, the
-        model's choice among them). None when none does."""
+        """The draft's words grounded in the store's relation paths from its entity
+        (:mod:`qa._path_grounding`); with ``choose_path`` the model picks among the paths
+        that return rows. None when none does."""
         anchor = entities[query.entities()[0]][0]
-        words, hops, ends = query.relations(), query.written_patterns, query.end_relations()
+        draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var)
         if anchor.relation_words:  # "[ENT: X's heir]": heir is the first hop from X
-            words, hops, ends = [anchor.relation_words] + words, hops + 1, (anchor.relation_words, ends[1])
-        scorer = PathScorer(index.embed, question, words, hops_hint={min(hops, MAX_HOPS)}, ends=ends)
-        paths = relation_paths(self.store, anchor.label, anchor.iri, scorer.prefix_scores, beam=self.beam,
-                               timeout_s=self.timeout_s)
-        if not paths:
-            run.record("ground", anchor=anchor.iri, paths=0)
-            return None
-        scores = scorer.scores(paths)
-        runs = [self.run_path(paths[i], query.answer_var, anchor.iri, scores[i])
-                for i in path_options(paths, scores, self.path_options)]
-        fits = scorer.answer_scores([r.answers for r in runs], topic=anchor.label)
-        final = [r.score + self.answer_weight * fit for r, fit in zip(runs, fits)]
-        order = sorted(range(len(runs)), key=lambda k: -final[k])
-        record = [{"path": runs[k].path.example().sparql(), "score": round(runs[k].score, 4),
-                   "answer_fit": round(fits[k], 4), "final": round(final[k], 4), "rows": len(runs[k].rows),
-                   "answers": runs[k].answers, **({"error": runs[k].error} if runs[k].error else {})}
-                  for k in order]
-        ranked = [k for k in order if runs[k].rows]
-        if not ranked:
-            run.record("ground", anchor=anchor.iri, paths=len(paths), options=record)
-            return None
-        shown = ranked[:self.path_options]
-        pick = shown[self.choose(question, query, [runs[k].path for k in shown], run)]
-        chosen = runs[pick]
-        run.record("ground", anchor=anchor.iri, paths=len(paths), options=record, chosen=ranked.index(pick) + 1,
-                   final_query=chosen.built.render())
-        return chosen.built, chosen.rows
-
-    def run_path(self, path: RelationPath, answer_var: str, anchor_iri: str, score: float) -> PathRun:
-        """``path`` run in the sandbox as the query for ``answer_var``, with the first
-        answers' labels for the answer check."""
-        built = path.query(answer=answer_var, exclude=[anchor_iri])
-        rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
-        answers = [t.label for t in sb.answer_terms(self.store, built, rows, limit=ANSWER_SAMPLE)] if rows else []
-        return PathRun(path, score, built, rows, error, answers)
+            draft = draft.with_first_hop(anchor.relation_words)
+        grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
+                                answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows)
+        choose = (lambda paths: self.choose(question, query, paths, run)) if self.choose_path else None
+        return grounder.ground(question, anchor.label, anchor.iri, draft, run, choose=choose)
 
     def choose(self, question: str, query: PlaceholderQuery, options, run: MethodRun) -> int:
         """The model's choice among ``options`` (0-based), held by a grammar to a number shown."""
-        if len(options) == 1 or not self.choose_path:
-            return 0
         listing = "\n".join(f"{i + 1}. {p.example().sparql()}" for i, p in enumerate(options))
         grammar = "root ::= " + " | ".join(f'"{i + 1}"' for i in range(len(options))) + "\n"
         done = run.ask("ground", "pgmr_choose", {"question": question, "draft": query.source, "options": listing},

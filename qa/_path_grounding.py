@@ -1,0 +1,111 @@
+"""Grounding a drafted chain in the store's real relation paths: the step pgmr and memq
+end in when what the model wrote is a chain from one named entity to the answer.
+
+A 1.5B model writes the *words* of a multi-hop question well and its *structure* badly (a
+relation in the wrong direction, two patterns hanging off the topic where the question
+walks a chain, one hop too few). So only the draft's words are trusted: the store
+enumerates the relation paths of one to three hops from the entity (:mod:`qa._paths`),
+the encoder ranks them against the question and the draft's relation words, the best few
+and the best of each length run in the sandbox, and each one's answers are read against
+the question (people where it asks "who", films where it asks for films). The best that
+returns rows is the final query. Every path is real, so no identifier can be invented.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from . import _sparql_build as sb
+from ._paths import ANSWER_SAMPLE, MAX_HOPS, PathScorer, RelationPath, path_options, relation_paths
+
+
+@dataclass(frozen=True)
+class ChainDraft:
+    """What a method's draft says of a chain from one entity: its relation ``words`` in
+    the order written, how many ``hops`` it wrote, the words of its first and last
+    relation (``ends``) and the variable it answers with."""
+
+    words: tuple[str, ...]
+    hops: int
+    ends: tuple[str | None, str | None]
+    answer_var: str = "?answer"
+
+    def with_first_hop(self, words: str) -> "ChainDraft":
+        """The draft with ``words`` as one more hop at its start ("[ENT: X's heir]": heir
+        is the first hop from X)."""
+        return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var)
+
+
+@dataclass(frozen=True)
+class PathRun:
+    """A candidate path, run: its score before the answer check, the query, its rows (or
+    the error) and the first answers' labels."""
+
+    path: RelationPath
+    score: float
+    built: sb.BuiltQuery
+    rows: list
+    error: str | None
+    answers: list[str]
+
+
+# the method's choice among paths that returned rows (0-based), given them best first
+Chooser = Callable[[Sequence[RelationPath]], int]
+
+
+class PathGrounder:
+    """Grounds drafts in one store; ``options`` paths (and the best of each length) run,
+    ``beam`` prefixes are extended per hop, ``answer_weight`` weighs the answer check."""
+
+    def __init__(self, store, embed, *, options: int = 6, beam: int = 12, answer_weight: float = 0.5,
+                 timeout_s: float = 5.0, max_rows: int = 1000):
+        self.store = store
+        self.embed = embed
+        self.options = options
+        self.beam = beam
+        self.answer_weight = answer_weight
+        self.timeout_s = timeout_s
+        self.max_rows = max_rows
+
+    def ground(self, question: str, anchor_label: str, anchor_iri: str, draft: ChainDraft, run, *,
+               step: str = "ground", choose: Chooser | None = None):
+        """(the built query, its rows) of the best path from the anchor that returns rows,
+        or None; every option, scored, goes to the trace under ``step``."""
+        scorer = PathScorer(self.embed, question, draft.words, hops_hint={min(draft.hops, MAX_HOPS)},
+                            ends=draft.ends)
+        paths = relation_paths(self.store, anchor_label, anchor_iri, scorer.prefix_scores, beam=self.beam,
+                               timeout_s=self.timeout_s)
+        if not paths:
+            run.record(step, anchor=anchor_iri, paths=0)
+            return None
+        scores = scorer.scores(paths)
+        runs = [self.run_path(paths[i], draft.answer_var, anchor_iri, scores[i])
+                for i in path_options(paths, scores, self.options)]
+        fits = scorer.answer_scores([r.answers for r in runs], topic=anchor_label)
+        final = [r.score + self.answer_weight * fit for r, fit in zip(runs, fits)]
+        order = sorted(range(len(runs)), key=lambda k: -final[k])
+        record = [{"path": runs[k].path.example().sparql(), "score": round(runs[k].score, 4),
+                   "answer_fit": round(fits[k], 4), "final": round(final[k], 4), "rows": len(runs[k].rows),
+                   "answers": runs[k].answers, **({"error": runs[k].error} if runs[k].error else {})}
+                  for k in order]
+        ranked = [k for k in order if runs[k].rows]
+        if not ranked:
+            run.record(step, anchor=anchor_iri, paths=len(paths), options=record)
+            return None
+        shown = ranked[:self.options]
+        pick = shown[choose([runs[k].path for k in shown]) if choose and len(shown) > 1 else 0]
+        chosen = runs[pick]
+        run.record(step, anchor=anchor_iri, paths=len(paths), options=record, chosen=ranked.index(pick) + 1,
+                   final_query=chosen.built.render())
+        return chosen.built, chosen.rows
+
+    def run_path(self, path: RelationPath, answer_var: str, anchor_iri: str, score: float) -> PathRun:
+        """``path`` run in the sandbox as the query for ``answer_var``, with the first
+        answers' labels for the answer check."""
+        built = path.query(answer=answer_var, exclude=[anchor_iri])
+        rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
+        answers = [t.label for t in sb.answer_terms(self.store, built, rows, limit=ANSWER_SAMPLE)] if rows else []
+        return PathRun(path, score, built, rows, error, answers)
+
+
+__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser"]
