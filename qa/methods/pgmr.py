@@ -17,9 +17,9 @@ the store's memories resolve them, and the executed query answers.
    trusted: the store enumerates the real relation paths of one to three hops from that
    entity (:mod:`qa._paths`), they are ranked against the question and the query's
    relation words (:mod:`qa._path_grounding`, where memq's plans end too); the best few
-   and the best of each length run, each one's answers are read against the question (``answer_weight``: people where it asks "who", films where
-   it asks for films), and the best that returns rows is the final query (``paths=False``
-   turns this off).
+   and the best of each length run, each one's answers are read against the question
+   (``answer_weight``: people where it asks "who", films where it asks for films), and
+   the best that returns rows is the final query (``paths=False`` turns this off).
    **Execute.** Other queries, and chains no path answers, run as written: the
    combinations of the top candidates, best joint score first, in the SPARQL sandbox
    (read-only, LIMIT, row cap, time limit); the first that returns rows is the final
