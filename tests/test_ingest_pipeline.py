@@ -76,6 +76,25 @@ def test_worker_and_single_process_give_identical_stores(dump, tmp_path, monkeyp
     assert _no_worker_left()
 
 
+def test_the_final_catalog_pass_runs_once_in_the_last_groups_transaction(dump, tmp_path, monkeypatch):
+    """With a worker the final pass runs while Oxigraph loads the last group, inside that
+    group's transaction: it sees the checkpoint before the last group's, and runs once."""
+    from kgstore._catalog import Catalog
+
+    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)
+    real, seen = Catalog.finalize, []
+
+    def finalize(con, **kwargs):
+        seen.append(con.execute("SELECT checkpoint_line FROM ingest_runs").fetchone()[0])
+        real(con, **kwargs)
+
+    monkeypatch.setattr(Catalog, "finalize", staticmethod(finalize))
+    summary = _ingest(tmp_path / "two", dump[0], monkeypatch, worker=True)
+    assert summary.status == "done"
+    final_line = _snapshot(tmp_path / "two")[1]["runs"][0][3]
+    assert len(seen) == 1 and 0 < seen[0] < final_line
+
+
 def test_truncated_gzip_fails_at_the_same_checkpoint(dump, tmp_path, monkeypatch):
     data = gzip.compress(dump[0].read_bytes())
     cut = tmp_path / "cut.json.gz"
