@@ -6,8 +6,9 @@ statement memories, rebuild SPARQL by rules, execute.
    it to that shape, and the examples are paths read from the store around the entities
    the question names (:mod:`qa._examples`).
 2. **Bind entities.** Each bracketed name resolves as pgmr's ``[ENT]`` does (an exact
-   name 1.0, else the URI memory's cosine); under ``threshold`` the question is refused,
-   naming it.
+   name 1.0, and so is a label the question writes whole with a relation written in as a
+   possessive, "[X's heir]", whose words become the chain's first hop; else the URI
+   memory's cosine); under ``threshold`` the question is refused, naming it.
 3. **Ground a chain.** A plan of Find steps from one named entity is a walk: its steps'
    words rank the store's real relation paths from the entity, one hop per step as the
    length hint, and the best path that returns rows (its answers read against the
@@ -95,7 +96,7 @@ class MemQMethod(QAMethod):
         if any(not s.entities and not s.variables for s in plan.steps):
             plan = bracket_names(plan, [c.label for c in question_entities(index, question, k=3)])
             run.record("plan", bracketed=[s.text for s in plan.steps])
-        entities = entity_choices(index, plan.entities, self.candidates)
+        entities = entity_choices(index, plan.entities, self.candidates, question=question)
         weak = [w for w in (weak_choice("ENT", n, cs, self.threshold) for n, cs in entities.items()) if w]
         run.record("entities", threshold=self.threshold, weak=weak,
                    candidates={n: [c.to_dict() for c in cs] for n, cs in entities.items()})
@@ -136,6 +137,8 @@ class MemQMethod(QAMethod):
         anchor = entities[plan.entities[0]][0]
         words = tuple(s.relation_words() for s in plan.steps)
         draft = ChainDraft(words, len(plan.steps), (words[0], words[-1]), plan.answer)
+        if anchor.relation_words:  # "[X's heir]": heir is the first hop from X
+            draft = draft.with_first_hop(anchor.relation_words)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows)
         return grounder.ground(question, anchor.label, anchor.iri, draft, run)
