@@ -205,10 +205,9 @@ class _Committer:
     so for every group measured 150 MB more peak memory: uncommitted rows are held through
     the whole load, beside Oxigraph's own peak, while the worker still runs. The very last
     group's transaction also runs the final catalog pass (:meth:`finish`) during its load.
-    Big commits
-    cost less per triple: DuckDB compresses new rows at each commit and recompresses a
-    partly filled row group (122,880 rows) each time, so it spends a third of what
-    commits of one batch cost; Oxigraph's bulk load writes and merges fewer files (a
+    Big commits cost less per triple: DuckDB compresses new rows at each commit and
+    recompresses a partly filled row group (122,880 rows) each time, so it spends a third
+    of what commits of one batch cost; Oxigraph's bulk load writes and merges fewer files (a
     quarter less CPU for 300,000 triples than for 70,000). Bulk-loading each batch as it
     comes, to keep this core busy while the worker parses, measured slower on a machine
     shared with other work: CPU time is what counts there.

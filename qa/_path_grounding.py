@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 from . import _sparql_build as sb
 from ._paths import ANSWER_SAMPLE, MAX_HOPS, PathScorer, RelationPath, path_options, relation_paths
+from ._resolution import Choice
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,15 @@ class PathGrounder:
         self.timeout_s = timeout_s
         self.max_rows = max_rows
 
-    def ground(self, question: str, anchor_label: str, anchor_iri: str, draft: ChainDraft, run, *,
-               step: str = "ground", choose: Chooser | None = None):
-        """(the built query, its rows) of the best path from the anchor that returns rows,
-        or None; every option, scored, goes to the trace under ``step``."""
+    def ground(self, question: str, anchor: Choice, draft: ChainDraft, run, *, step: str = "ground",
+               choose: Chooser | None = None):
+        """(the built query, its rows) of the best path from ``anchor`` (the resolved entity
+        the draft starts from) that returns rows, or None; every option, scored, goes to
+        the trace under ``step``. A name that wrote a relation into it ("[X's heir]")
+        resolved to X with those words left over: they are the chain's first hop."""
+        if anchor.relation_words:
+            draft = draft.with_first_hop(anchor.relation_words)
+        anchor_label, anchor_iri = anchor.label, anchor.iri
         scorer = PathScorer(self.embed, question, draft.words, hops_hint={min(draft.hops, MAX_HOPS)},
                             ends=draft.ends)
         paths = relation_paths(self.store, anchor_label, anchor_iri, scorer.prefix_scores, beam=self.beam,

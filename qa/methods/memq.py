@@ -137,11 +137,9 @@ class MemQMethod(QAMethod):
         anchor = entities[plan.entities[0]][0]
         words = tuple(s.relation_words() for s in plan.steps)
         draft = ChainDraft(words, len(plan.steps), (words[0], words[-1]), plan.answer)
-        if anchor.relation_words:  # "[X's heir]": heir is the first hop from X
-            draft = draft.with_first_hop(anchor.relation_words)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows)
-        return grounder.ground(question, anchor.label, anchor.iri, draft, run)
+        return grounder.ground(question, anchor, draft, run)
 
     # -- 4. recall ---------------------------------------------------------------------------
     def recall(self, index, plan: Plan, run: MethodRun) -> list[list[StatementMemory]]:

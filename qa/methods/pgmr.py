@@ -151,12 +151,10 @@ class PGMRMethod(QAMethod):
         that return rows. None when none does."""
         anchor = entities[query.entities()[0]][0]
         draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var)
-        if anchor.relation_words:  # "[ENT: X's heir]": heir is the first hop from X
-            draft = draft.with_first_hop(anchor.relation_words)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows)
         choose = (lambda paths: self.choose(question, query, paths, run)) if self.choose_path else None
-        return grounder.ground(question, anchor.label, anchor.iri, draft, run, choose=choose)
+        return grounder.ground(question, anchor, draft, run, choose=choose)
 
     def choose(self, question: str, query: PlaceholderQuery, options, run: MethodRun) -> int:
         """The model's choice among ``options`` (0-based), held by a grammar to a number shown."""
