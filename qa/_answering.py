@@ -31,11 +31,11 @@ def answers_in(text: str) -> list[str]:
 
 
 def ask_for_answers(run, step: str, prompt: str, values: dict, *, max_tokens: int,
-                    terms: Sequence[str] | None = None) -> list[str]:
+                    terms: Sequence[str] | None = None, shape: str = "answer_marks") -> list[str]:
     """The model's answer: one line with the answers marked in ``{}`` (a grammar makes sure
     there is a mark), read by :func:`answers_in`. With ``terms``, each mark is one of them
-    or ``unknown``."""
-    grammar = grammar_text("answer_marks") if terms is None else answer_terms_grammar(terms)
+    or ``unknown``; ``shape`` is the grammar file of the reply's form."""
+    grammar = grammar_text(shape) if terms is None else answer_terms_grammar(terms, shape=shape)
     completion = run.ask(step, prompt, values, max_tokens=max_tokens, temperature=0.0, grammar=grammar)
     return answers_in(completion.text)
 

@@ -116,9 +116,10 @@ def pair_lines_grammar(heads: Sequence[str], *, max_lines: int = 4) -> str:
     return f'root ::= line{{1,{max_lines}}}\nline ::= ({alternatives}) "\\n"\n'
 
 
-def answer_terms_grammar(terms: Sequence[str]) -> str:
+def answer_terms_grammar(terms: Sequence[str], *, shape: str = "answer_marks") -> str:
     """A GBNF grammar for the answer step whose ``{}`` marks each hold one of ``terms``
-    (as written) or ``unknown``; the text around the marks is free, on one line.
+    (as written) or ``unknown``; the text around the marks is free, on one line (or what
+    the grammar file ``shape`` allows around them).
 
     The marks must name what the facts name: a 1.5B model paraphrases the fact it follows
     ("woman" for "female", "Jewish" for "jew", "George I" for "george i of great
@@ -128,8 +129,8 @@ def answer_terms_grammar(terms: Sequence[str]) -> str:
     usable.pop("unknown", None)
     alternatives = "".join(f" | {gbnf_literal(t)}" for t in usable)
     # the answer shape is answer_marks.gbnf's; only what a mark may hold changes
-    shape = [line for line in grammar_text("answer_marks").splitlines() if not line.startswith("term ::=")]
-    return "\n".join(shape + [f'term ::= "unknown"{alternatives}']) + "\n"
+    rules = [line for line in grammar_text(shape).splitlines() if not line.startswith("term ::=")]
+    return "\n".join(rules + [f'term ::= "unknown"{alternatives}']) + "\n"
 
 
 def gbnf_literal(text: str) -> str:

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from . import _sparql_build as sb
+from ._answering import ask_for_answers
+from ._graph_text import labelled, triple_lines
+from ._grounding import normalise_label
 from ._paths import ANSWER_SAMPLE, MAX_HOPS, PathScorer, RelationPath, path_options, relation_paths
 from ._resolution import Choice
 
@@ -59,7 +62,8 @@ class PathGrounder:
     ``beam`` prefixes are extended per hop, ``answer_weight`` weighs the answer check."""
 
     def __init__(self, store, embed, *, options: int = 6, beam: int = 12, answer_weight: float = 0.5,
-                 timeout_s: float = 5.0, max_rows: int = 1000):
+                 timeout_s: float = 5.0, max_rows: int = 1000, read: bool = False, read_paths: int = 6,
+                 read_rows: int = 3):
         self.store = store
         self.embed = embed
         self.options = options
@@ -67,6 +71,9 @@ class PathGrounder:
         self.answer_weight = answer_weight
         self.timeout_s = timeout_s
         self.max_rows = max_rows
+        self.read = read
+        self.read_paths = read_paths
+        self.read_rows = read_rows
 
     def ground(self, question: str, anchor: Choice, draft: ChainDraft, run, *, step: str = "ground",
                choose: Chooser | None = None):
@@ -77,6 +84,7 @@ class PathGrounder:
         if anchor.relation_words:
             draft = draft.with_first_hop(anchor.relation_words)
         anchor_label, anchor_iri = anchor.label, anchor.iri
+        reading = self.read and not choose
         scorer = PathScorer(self.embed, question, draft.words, hops_hint={min(draft.hops, MAX_HOPS)},
                             ends=draft.ends)
         paths = relation_paths(self.store, anchor_label, anchor_iri, scorer.prefix_scores, beam=self.beam,
@@ -85,8 +93,10 @@ class PathGrounder:
             run.record(step, anchor=anchor_iri, paths=0)
             return None
         scores = scorer.scores(paths)
-        runs = [self.run_path(paths[i], draft.answer_var, anchor_iri, scores[i])
-                for i in path_options(paths, scores, self.options)]
+        chosen = path_options(paths, scores, self.options)
+        if reading:
+            chosen += [i for i in best_per_last_step(paths, scores, self.read_paths) if i not in chosen]
+        runs = [self.run_path(paths[i], draft.answer_var, anchor_iri, scores[i]) for i in chosen]
         fits = scorer.answer_scores([r.answers for r in runs], topic=anchor_label)
         final = [r.score + self.answer_weight * fit for r, fit in zip(runs, fits)]
         order = sorted(range(len(runs)), key=lambda k: -final[k])
@@ -100,10 +110,58 @@ class PathGrounder:
             return None
         shown = ranked[:self.options]
         pick = shown[choose([runs[k].path for k in shown]) if choose and len(shown) > 1 else 0]
+        if reading:
+            pick = self.read_answers(question, [runs[k] for k in ranked], run, step=step, default=pick, ids=ranked)
         chosen = runs[pick]
         run.record(step, anchor=anchor_iri, paths=len(paths), options=record, chosen=ranked.index(pick) + 1,
                    final_query=chosen.built.render())
         return chosen.built, chosen.rows
+
+    def read_answers(self, question: str, ranked: Sequence[PathRun], run, *, step: str, default: int,
+                     ids: Sequence[int]) -> int:
+        """The model reads the facts of the best paths, instantiated, and marks the answer;
+        the best path whose answers hold what it marked is the pick (``ids[i]`` for
+        ``ranked[i]``; ``default`` when it marks nothing a path answers).
+
+        The encoder ranks relation *types* and judges answers by their names, which tells a
+        country from a club badly and a path one hop short from the right one hardly at
+        all; a model that reads "Tigres UANL | is in country | Mexico" beside "Alan PULIDO |
+        plays in club | Tigres UANL" knows which of the two answers "where is the club".
+        Reading real facts and naming one of their entities is the kind of choice a small
+        model makes well. One path is shown per last relation (what kind of thing
+        answers) and per answers: the best few paths by the encoder are mostly one
+        relation walked there and back, with the same answers."""
+        distinct, seen = [], set()
+        for i, r in enumerate(ranked):
+            keys = {("answers", tuple(r.answers)), ("last", r.path.steps[-1])}
+            if not keys & seen:
+                seen |= keys
+                distinct.append(i)
+        distinct = distinct[:self.read_paths]
+        if len(distinct) < 2:
+            return default
+        facts, answers = [], {}
+        for i in distinct:
+            r = ranked[i]
+            facts += labelled(sb.evidence(self.store, r.built, timeout_s=self.timeout_s, limit=self.read_rows))
+            terms = sb.answer_terms(self.store, r.built, r.rows, limit=len(r.rows))
+            answers[i] = {normalise_label(t.label) for t in terms}
+        # any entity the facts name may be marked: one in the middle of a path is the answer of another
+        choices = list(dict.fromkeys([label for s, _, o in facts for label in (s, o)]
+                                     + [label for i in distinct for label in ranked[i].answers]))
+        marks = ask_for_answers(run, step, "path_read", {"facts": triple_lines(facts), "question": question},
+                                max_tokens=40, terms=choices, shape="path_read")
+        marked = {normalise_label(m) for m in marks}
+        first = normalise_label(marks[0]) if marks else None
+        hits = {i: len(marked & answers[i]) for i in distinct}
+        # The path that holds the first mark (the model's best; the later ones it often
+        # takes from other paths' facts), then the one whose answers are most nearly the
+        # marks (a path to every country holds the one marked too), then the encoder's order.
+        best = max(distinct, key=lambda i: (first in answers[i], hits[i] / max(len(answers[i]), 1), hits[i], -i))
+        pick = ids[best] if hits[best] else default
+        run.record(step, read={"marked": marks, "paths_shown": len(distinct), "picked": distinct.index(best) + 1
+                               if hits[best] else None})
+        return pick
 
     def run_path(self, path: RelationPath, answer_var: str, anchor_iri: str, score: float) -> PathRun:
         """``path`` run in the sandbox as the query for ``answer_var``, with the first
@@ -114,4 +172,14 @@ class PathGrounder:
         return PathRun(path, score, built, rows, error, answers)
 
 
-__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser"]
+def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n: int) -> list[int]:
+    """The best-scoring path of each last step (relation and direction), for the ``n``
+    last steps whose best path scores highest, best first: paths that answer with
+    different kinds of things."""
+    best: dict[tuple[str, bool], int] = {}
+    for i in sorted(range(len(paths)), key=lambda i: -scores[i]):
+        best.setdefault(paths[i].steps[-1], i)
+    return list(best.values())[:n]
+
+
+__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser", "best_per_last_step"]

@@ -181,7 +181,8 @@ def test_eval_cli_not_in_store_questions_and_a_threshold_sweep(demo_store, tmp_p
     llm = ScriptedLLM([_placeholder_query] * 6)
     result = CliRunner().invoke(main, [
         "eval", str(demo_store), "-d", "metaqa", "-m", "pgmr", "--limit", "0", "--data-dir", str(data),
-        "--out", str(sweep_out), "--sweep", "threshold=0.95:1.05:0.1", "--format", "json"], obj={"llm": llm})
+        "--out", str(sweep_out), "--sweep", "threshold=0.95:1.05:0.1", "-o", "read_answers=false",
+        "--format", "json"], obj={"llm": llm})
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["pgmr"]["rows"]
     assert [r["value"] for r in rows] == [0.95, 1.05]

@@ -28,6 +28,8 @@ def store(demo_store):
 
 
 def ask(store, responses, method, question=QUESTION, **params):
+    if method == "pgmr":  # the model's reading of the paths is scripted only where a test says so
+        params.setdefault("read_answers", False)
     llm = ScriptedLLM(responses)
     result = make_method(method, QAContext(store=store, llm=llm), **params).answer(question)
     return result, llm
@@ -142,6 +144,31 @@ def test_pgmr_lets_the_model_choose_among_real_paths_by_number(store):
     # checked against the question but not shown
     assert len(options) == 7 and "6. " in llm.prompts[1] and "7. " not in llm.prompts[1]
     assert chosen in llm.prompts[1]
+
+
+ONE_HOP_DRAFT = "SELECT DISTINCT ?c WHERE { [ENT: Andes] [REL: country] ?c }"
+
+
+def test_reading_the_paths_facts_picks_the_path_whose_answers_the_model_marks(store):
+    # the draft stops one hop short, and without reading the encoder keeps its length
+    short, _ = ask(store, [ONE_HOP_DRAFT], "pgmr", question=CAPITALS_QUESTION)
+    assert set(short.answers) == ANDES_COUNTRIES
+    result, llm = ask(store, [ONE_HOP_DRAFT, "{Quito}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
+    # one mark picks the path that answers it, and the answer is all that path's rows
+    assert not result.refused and set(result.answers) == ANDES_CAPITALS
+    assert result.trace["ground"]["read"]["marked"] == ["Quito"] and result.query != short.query
+    # the model saw real facts, instantiated, of paths with different answers, and may
+    # mark only the entities they name
+    prompt, grammar = llm.prompts[1], llm.calls[1]["grammar"]
+    assert "Andes | country | " in prompt and "Quito | country | Ecuador" in prompt
+    assert '"Quito"' in grammar and '"Paris"' not in grammar and grammar.startswith('root ::= mark (", " mark){0,2}')
+
+
+def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
+    result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
+    assert set(result.answers) == ANDES_COUNTRIES
+    assert result.trace["ground"]["read"] == {"marked": [], "paths_shown": result.trace["ground"]["read"]
+                                              ["paths_shown"], "picked": None}
 
 
 # -- pgmr ------------------------------------------------------------------------------------

@@ -68,12 +68,13 @@ class MemQMethod(QAMethod):
                  threshold: float = DEFAULT_THRESHOLD, examples: int = 4, recall_k: int = 8, max_union: int = 4,
                  candidates: int = 3, max_combinations: int = 30, plan_tokens: int = 120, timeout_s: float = 5.0,
                  max_rows: int = 1000, max_answers: int = 200, paths: bool = True, path_options: int = 6,
-                 beam: int = 12, answer_weight: float = 0.5):
+                 beam: int = 12, answer_weight: float = 0.5, read_answers: bool = False):
         super().__init__(context)
         self.paths = paths
         self.path_options = path_options
         self.beam = beam
         self.answer_weight = answer_weight
+        self.read_answers = read_answers
         self.gamma1 = gamma1
         self.gamma2 = gamma2
         self.threshold = threshold
@@ -138,7 +139,8 @@ class MemQMethod(QAMethod):
         words = tuple(s.relation_words() for s in plan.steps)
         draft = ChainDraft(words, len(plan.steps), (words[0], words[-1]), plan.answer)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
-                                answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows)
+                                answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
+                                read=self.read_answers)
         return grounder.ground(question, anchor, draft, run)
 
     # -- 4. recall ---------------------------------------------------------------------------

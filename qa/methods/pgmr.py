@@ -20,6 +20,9 @@ the store's memories resolve them, and the executed query answers.
    and the best of each length run, each one's answers are read against the question
    (``answer_weight``: people where it asks "who", films where it asks for films), and
    the best that returns rows is the final query (``paths=False`` turns this off).
+   Then (``read_answers``, on by default) the model reads the facts of the best path of
+   each kind (one per last relation), instantiated with real entities, and marks the
+   answer; the path whose answers hold its first mark is the final query.
    **Execute.** Other queries, and chains no path answers, run as written: the
    combinations of the top candidates, best joint score first, in the SPARQL sandbox
    (read-only, LIMIT, row cap, time limit); the first that returns rows is the final
@@ -64,7 +67,8 @@ class PGMRMethod(QAMethod):
                  relation_threshold: float = DEFAULT_RELATION_THRESHOLD, examples: int = 4, candidates: int = 3,
                  max_combinations: int = 30, generate_tokens: int = 120, timeout_s: float = 5.0,
                  max_rows: int = 1000, max_answers: int = 200, paths: bool = True, path_options: int = 6,
-                 beam: int = 12, choose_path: bool = False, answer_weight: float = 0.5):
+                 beam: int = 12, choose_path: bool = False, answer_weight: float = 0.5,
+                 read_answers: bool = True):
         super().__init__(context)
         self.threshold = threshold
         self.relation_threshold = relation_threshold
@@ -80,6 +84,7 @@ class PGMRMethod(QAMethod):
         self.beam = beam
         self.choose_path = choose_path
         self.answer_weight = answer_weight
+        self.read_answers = read_answers
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         index = self.context.get_index()
@@ -152,7 +157,8 @@ class PGMRMethod(QAMethod):
         anchor = entities[query.entities()[0]][0]
         draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
-                                answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows)
+                                answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
+                                read=self.read_answers)
         choose = (lambda paths: self.choose(question, query, paths, run)) if self.choose_path else None
         return grounder.ground(question, anchor, draft, run, choose=choose)
 
