@@ -43,14 +43,19 @@ class ChainDraft:
 @dataclass(frozen=True)
 class PathRun:
     """A candidate path, run: its score before the answer check, the query, its rows (or
-    the error) and the first answers' labels."""
+    the error) and their answer terms, labelled."""
 
     path: RelationPath
     score: float
     built: sb.BuiltQuery
     rows: list
     error: str | None
-    answers: list[str]
+    terms: list
+
+    @property
+    def answers(self) -> list[str]:
+        """The first answers' labels, for the answer check and the trace."""
+        return [t.label for t in self.terms[:ANSWER_SAMPLE]]
 
 
 # the method's choice among paths that returned rows (0-based), given them best first
@@ -59,7 +64,9 @@ Chooser = Callable[[Sequence[RelationPath]], int]
 
 class PathGrounder:
     """Grounds drafts in one store; ``options`` paths (and the best of each length) run,
-    ``beam`` prefixes are extended per hop, ``answer_weight`` weighs the answer check."""
+    ``beam`` prefixes are extended per hop, ``answer_weight`` weighs the answer check.
+    With ``read`` the model then reads ``read_rows`` facts of each of up to ``read_paths``
+    paths and marks the answer (:meth:`read_answers`; not when a method's ``choose`` picks)."""
 
     def __init__(self, store, embed, *, options: int = 6, beam: int = 12, answer_weight: float = 0.5,
                  timeout_s: float = 5.0, max_rows: int = 1000, read: bool = False, read_paths: int = 6,
@@ -144,8 +151,7 @@ class PathGrounder:
         for i in distinct:
             r = ranked[i]
             facts += labelled(sb.evidence(self.store, r.built, timeout_s=self.timeout_s, limit=self.read_rows))
-            terms = sb.answer_terms(self.store, r.built, r.rows, limit=len(r.rows))
-            answers[i] = {normalise_label(t.label) for t in terms}
+            answers[i] = {normalise_label(t.label) for t in r.terms}
         # any entity the facts name may be marked: one in the middle of a path is the answer of another
         choices = list(dict.fromkeys([label for s, _, o in facts for label in (s, o)]
                                      + [label for i in distinct for label in ranked[i].answers]))
@@ -168,8 +174,10 @@ class PathGrounder:
         answers' labels for the answer check."""
         built = path.query(answer=answer_var, exclude=[anchor_iri])
         rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
-        answers = [t.label for t in sb.answer_terms(self.store, built, rows, limit=ANSWER_SAMPLE)] if rows else []
-        return PathRun(path, score, built, rows, error, answers)
+        # every row's label is read anyway (answer_terms labels them all), and reading the
+        # paths needs them all: kept, not read again
+        terms = sb.answer_terms(self.store, built, rows, limit=len(rows)) if rows else []
+        return PathRun(path, score, built, rows, error, terms)
 
 
 def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n: int) -> list[int]:
