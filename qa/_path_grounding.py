@@ -101,8 +101,14 @@ class PathGrounder:
             return None
         scores = scorer.scores(paths)
         chosen = path_options(paths, scores, self.options)
+        # the paths read are at most one hop longer than the draft: one hop short is the
+        # draft's common slip ("where is the club X plays for" written as the club), while a
+        # longer path from a one-hop draft is mostly a walk there and back ("films of the
+        # co-stars of the films of X"), whose facts lead the model to mark the wrong film
+        read_hops = draft.hops + 1
         if reading:
-            chosen += [i for i in best_per_last_step(paths, scores, self.read_paths) if i not in chosen]
+            chosen += [i for i in best_per_last_step(paths, scores, self.read_paths, max_hops=read_hops)
+                       if i not in chosen]
         runs = [self.run_path(paths[i], draft.answer_var, anchor_iri, scores[i]) for i in chosen]
         fits = scorer.answer_scores([r.answers for r in runs], topic=anchor_label)
         final = [r.score + self.answer_weight * fit for r, fit in zip(runs, fits)]
@@ -117,8 +123,10 @@ class PathGrounder:
             return None
         shown = ranked[:self.options]
         pick = shown[choose([runs[k].path for k in shown]) if choose and len(shown) > 1 else 0]
-        if reading:
-            pick = self.read_answers(question, [runs[k] for k in ranked], run, step=step, default=pick, ids=ranked)
+        readable = [k for k in ranked if len(runs[k].path.steps) <= read_hops]
+        if reading and readable:
+            pick = self.read_answers(question, [runs[k] for k in readable], run, step=step, default=pick,
+                                     ids=readable)
         chosen = runs[pick]
         run.record(step, anchor=anchor_iri, paths=len(paths), options=record, chosen=ranked.index(pick) + 1,
                    final_query=chosen.built.render())
@@ -147,11 +155,11 @@ class PathGrounder:
         distinct = distinct[:self.read_paths]
         if len(distinct) < 2:
             return default
-        facts, answers = [], {}
+        facts = []
         for i in distinct:
-            r = ranked[i]
-            facts += labelled(sb.evidence(self.store, r.built, timeout_s=self.timeout_s, limit=self.read_rows))
-            answers[i] = {normalise_label(t.label) for t in r.terms}
+            facts += labelled(sb.evidence(self.store, ranked[i].built, timeout_s=self.timeout_s,
+                                          limit=self.read_rows))
+        answers = {i: {normalise_label(t.label) for t in r.terms} for i, r in enumerate(ranked)}
         # any entity the facts name may be marked: one in the middle of a path is the answer of another
         choices = list(dict.fromkeys([label for s, _, o in facts for label in (s, o)]
                                      + [label for i in distinct for label in ranked[i].answers]))
@@ -159,14 +167,18 @@ class PathGrounder:
                                 max_tokens=40, terms=choices, shape="path_read")
         marked = {normalise_label(m) for m in marks}
         first = normalise_label(marks[0]) if marks else None
-        hits = {i: len(marked & answers[i]) for i in distinct}
+        hits = {i: len(marked & answers[i]) for i in answers}
         # The path that holds the first mark (the model's best; the later ones it often
         # takes from other paths' facts), then the one whose answers are most nearly the
         # marks (a path to every country holds the one marked too), then the encoder's order.
-        best = max(distinct, key=lambda i: (first in answers[i], hits[i] / max(len(answers[i]), 1), hits[i], -i))
+        # Every path that ran competes, not only those shown: one is shown per last step, and
+        # the one shown may reach the marked film through a co-star and back (twelve films)
+        # where a path not shown reaches it alone.
+        best = max(answers, key=lambda i: (first in answers[i], hits[i] / max(len(answers[i]), 1), hits[i], -i))
         pick = ids[best] if hits[best] else default
-        run.record(step, read={"marked": marks, "paths_shown": len(distinct), "picked": distinct.index(best) + 1
-                               if hits[best] else None})
+        run.record(step, read={"marked": marks, "paths_shown": len(distinct),
+                               "picked": best + 1 if hits[best] else None,
+                               "shown": best in distinct if hits[best] else None})
         return pick
 
     def run_path(self, path: RelationPath, answer_var: str, anchor_iri: str, score: float) -> PathRun:
@@ -180,13 +192,15 @@ class PathGrounder:
         return PathRun(path, score, built, rows, error, terms)
 
 
-def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n: int) -> list[int]:
+def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n: int, *,
+                       max_hops: int = MAX_HOPS) -> list[int]:
     """The best-scoring path of each last step (relation and direction), for the ``n``
     last steps whose best path scores highest, best first: paths that answer with
-    different kinds of things."""
+    different kinds of things. Only paths of at most ``max_hops`` steps count."""
     best: dict[tuple[str, bool], int] = {}
     for i in sorted(range(len(paths)), key=lambda i: -scores[i]):
-        best.setdefault(paths[i].steps[-1], i)
+        if len(paths[i].steps) <= max_hops:
+            best.setdefault(paths[i].steps[-1], i)
     return list(best.values())[:n]
 
 

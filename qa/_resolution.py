@@ -45,7 +45,9 @@ def entity_choices(index, names: Sequence[str], k: int, *, question: str = "") -
     popular first), then URI-memory neighbours at their cosine. With the ``question``, a
     neighbour whose whole label the question writes and the name contains counts as exact
     too: a small model often writes a relation into the name ("[ENT: X's heir]"), and the
-    entity the question names is still X."""
+    entity the question names is still X. So does one whose label the name begins and the
+    question writes whole: the draft's grammar caps a name's length, and a long title is
+    cut there ("As I Was Moving Ahead ... Glimpses of" for "... Glimpses of Beauty")."""
     names = list(dict.fromkeys(names))
     if not names:
         return {}
@@ -56,12 +58,20 @@ def entity_choices(index, names: Sequence[str], k: int, *, question: str = "") -
         seen = {c.iri for c in exact}
         near = [Choice(t.iri, t.label, t.score) for t in found if t.iri not in seen]
         if asked and not exact:
-            rests = [relation_in_name(c.label, name, asked) for c in near]
+            rests = [relation_in_name(c.label, name, asked) if not cut_short(c.label, name, asked) else ""
+                     for c in near]
             near = [c if rest is None else Choice(c.iri, c.label, 1.0, relation_words=rest)
                     for c, rest in zip(near, rests)]
             near.sort(key=lambda c: -c.score)
         out[name] = (exact + near)[:k]
     return out
+
+
+def cut_short(label: str, name: str, asked: str) -> bool:
+    """Whether ``name`` is the first two or more words of ``label`` but not all of it, and the
+    question (``asked``, as in :func:`relation_in_name`) writes the label whole."""
+    words, named = normalise_label(label).split(), normalise_label(name).split()
+    return 2 <= len(named) < len(words) and words[:len(named)] == named and f" {' '.join(words)} " in asked
 
 
 def relation_in_name(label: str, name: str, asked: str) -> str | None:

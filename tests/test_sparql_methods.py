@@ -127,6 +127,11 @@ def test_a_relation_written_into_an_entity_name_is_read_as_the_first_hop(store):
     assert (best.iri, best.score, best.relation_words) == (ANDES, 1.0, "countries")
     # another name that starts with the label is another name: no exact match
     assert all(c.score < 0.95 for c in found["Andes Mountainview"])
+    # a name the draft's grammar cut short: the label it begins, when the question writes it whole
+    asked = "Which country is People's Republic of China in?"
+    cut = entity_choices(index, ["People's Republic", "People's Republic of Korea"], 3, question=asked)
+    assert (cut["People's Republic"][0].iri, cut["People's Republic"][0].score) == (f"{WD}Q148", 1.0)
+    assert all(c.score < 0.95 for c in cut["People's Republic of Korea"])
     # the question is answered from the entity, not refused (the answer check, which
     # reads "countries" in the question, is off to test the path from the words alone)
     result, _ = ask(store, ["SELECT DISTINCT ?c WHERE { [ENT: Andes's countries] [REL: capital] ?c }"], "pgmr",
@@ -168,7 +173,7 @@ def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
     result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
     assert set(result.answers) == ANDES_COUNTRIES
     # three kinds of path were shown (the countries, what shares them, their continent)
-    assert result.trace["ground"]["read"] == {"marked": [], "paths_shown": 3, "picked": None}
+    assert result.trace["ground"]["read"] == {"marked": [], "paths_shown": 3, "picked": None, "shown": None}
 
 
 # -- pgmr ------------------------------------------------------------------------------------
