@@ -182,6 +182,26 @@ class AgentState:
             return self.variables[-1]
         return self.entities[0].id if self.entities else None
 
+    def draft(self) -> tuple[Entity, tuple[str, ...], tuple[str, str], str] | None:
+        """What the query says as a draft from one entity, for grounding: (the entity, its
+        facts' relation labels in the order added, the labels of the fact at the entity and
+        of the fact at the answer, the answer variable), or None when its facts name no
+        entity or two, or it has a filter, a count or a ranking. The facts need not be a
+        walk: as in pgmr's drafts, a 1.5B model hangs a second fact off the entity as often
+        as it chains it ("Korkoro -> written by", "Korkoro -> has genre" for the genres of
+        the films of Korkoro's writers), and only the relations' words are used."""
+        if not self.facts or self.filters or self.order or self.count:
+            return None
+        named = list(dict.fromkeys(t for f in self.facts for t in (f.s, f.o) if self.entity(t)))
+        if len(named) != 1:
+            return None
+        start = self.entity(named[0])
+        answer = self.answer or self.variables[-1]
+        first = next(f for f in self.facts if start.id in (f.s, f.o))
+        last = next((f for f in reversed(self.facts) if answer in (f.s, f.o)), self.facts[-1])
+        labels = tuple(self.relation(f.r).label for f in self.facts)
+        return start, labels, (self.relation(first.r).label, self.relation(last.r).label), answer
+
     def plan_items(self) -> list[str]:
         return [x.strip() for x in (self.plan or "").split("->") if x.strip()]
 

@@ -4,6 +4,8 @@ asserts what the checks, the corrections and the executed query made of it. One 
 marked ``llm``, runs the real local model."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kgstore import Store
@@ -29,8 +31,11 @@ def store(demo_store):  # noqa: F811
         yield st
 
 
-def ask(store, steps, question=QUESTION, **options):
-    llm = ScriptedLLM([f"Thought: {thought}\nAction: {action}" for thought, action in steps])
+def ask(store, steps, question=QUESTION, reads=None, **options):
+    """The agent with scripted ``steps``; its chain is grounded only where a test scripts
+    the model's ``reads`` of the paths (the checks are tested on the agent's own query)."""
+    llm = ScriptedLLM([f"Thought: {thought}\nAction: {action}" for thought, action in steps] + list(reads or []))
+    options.setdefault("ground", reads is not None)
     result = make_method("queryagent", QAContext(store=store, llm=llm), **options).answer(question)
     return result, llm
 
@@ -109,6 +114,42 @@ def test_an_action_the_grammar_cannot_express_is_refused_and_redone(store):
     assert set(result.answers) == COUNTRIES
     assert result.trace["agent"]["checks"] == ["validity:unknown_relation"]
     assert "Guideline: Use only a relation listed by get_relations" in llm.prompts[1]
+
+
+def test_a_chain_one_hop_short_is_grounded_and_read_to_the_answer(store):
+    # the agent stops at the countries; the grounding runs the paths from the Andes up to
+    # one hop longer, the model reads their facts and marks a capital
+    steps = [("The countries of the Andes.", "add_fact(Andes, country, ?c)"), ("Done.", "set_answer(?c)")]
+    result, llm = ask(store, steps, reads=["{Quito}"])
+    assert not result.refused and set(result.answers) == CAPITALS
+    # the final query is the grounded path, one hop longer than the agent's
+    assert result.query == result.trace["ground"]["final_query"] != result.trace["agent"]["final_query"]
+    assert result.query.count(" .\n") == 2
+    read = result.trace["ground"]["read"]
+    assert read["marked"] == ["Quito"] and read["shown"] is True
+    # the model read the store's facts of the paths past the countries
+    facts = llm.prompts[-1]
+    assert "Andes | country | Ecuador; Venezuela; Bolivia\nQuito | country | Ecuador\n" in facts
+    # with grounding off the agent's own query answers
+    result, _ = ask(store, steps, ground=False)
+    assert set(result.answers) == COUNTRIES
+
+
+def test_a_query_from_one_entity_is_a_draft_and_one_from_none_or_two_is_not():
+    andes, peru = Entity("Andes", ANDES, "Andes"), Entity("Peru", WD + "Q419", "Peru")
+    country, capital = Relation("country", WDT + "P17", "country"), Relation("capital", WDT + "P36", "capital")
+    state = AgentState(QUESTION, entities=(andes, peru), relations=(country, capital),
+                       facts=(Fact("Andes", "country", "?c"), Fact("?c", "capital", "?x")),
+                       bindings={"?c": Binding(7), "?x": Binding(7)})
+    assert state.draft() == (andes, ("country", "capital"), ("country", "capital"), "?x")
+    # the answer set on the middle: it answers, and the last fact that touches it is the end
+    assert replace(state, answer="?c").draft() == (andes, ("country", "capital"), ("country", "capital"), "?c")
+    # two facts hung off the entity, as a small model writes a chain: only the words count
+    tree = replace(state, facts=(Fact("Andes", "country", "?c"), Fact("Andes", "capital", "?x")))
+    assert tree.draft() == (andes, ("country", "capital"), ("country", "capital"), "?x")
+    assert replace(state, count=True).draft() is None
+    assert replace(state, facts=state.facts + (Fact("?x", "country", "Peru"),)).draft() is None  # a second entity
+    assert replace(state, facts=(Fact("?c", "capital", "?x"),)).draft() is None  # no entity
 
 
 def make_index(store):

@@ -19,7 +19,14 @@ toolbox on the store, and deterministic checks after each action correct it sele
    that step, with the failed choice taken out of its grammar. When no check fires, no
    call is spent on reflection. With ``correction=false`` actions run as written and a
    failed one is only reported.
-5. **Answer** with the executed query's rows and its instantiated patterns as evidence;
+5. **Ground and read** (``ground``, on by default). A query whose facts name one entity
+   is a draft, grounded as pgmr's drafts are (:mod:`qa._path_grounding`): its relations'
+   words rank the store's real paths from the entity, up to one hop longer than it wrote
+   (a plan one hop short is this agent's commonest miss); the model reads the facts of
+   the best few and marks the answer, and the path holding the mark is the query. The
+   facts need not be a walk: the model hangs a second fact off the entity as often as it
+   chains it.
+6. **Answer** with the executed query's rows and its instantiated patterns as evidence;
    refuse when no query executes with rows. The trace holds every action, the checks
    that fired and the corrections.
 """
@@ -34,6 +41,8 @@ from .._agent_grammar import step_grammar
 from .._agent_state import Action, AgentState, Entity, StepFormatError, parse_step, plan_in, slug
 from .._agent_tools import AgentTools, Outcome
 from .._examples import ExamplePath, Hop, question_similarity, store_paths
+from .._path_grounding import ChainDraft, PathGrounder
+from .._resolution import Choice
 from .._result import Answer
 from .._retrieval import question_entities
 from ..prompts import prompt_text
@@ -72,8 +81,10 @@ class QueryAgentMethod(QAMethod):
 
     def __init__(self, context: QAContext, *, correction: bool = True, max_steps: int = 7, relations_k: int = 40,
                  entities: int = 3, example_hops: int = 2, step_tokens: int = 90, timeout_s: float = 5.0,
-                 max_rows: int = 1000, max_answers: int = 200):
+                 max_rows: int = 1000, max_answers: int = 200, ground: bool = True, read_answers: bool = True):
         super().__init__(context)
+        self.ground = ground
+        self.read_answers = read_answers
         self.correction = correction
         self.max_steps = max_steps
         self.relations_k = relations_k
@@ -97,11 +108,28 @@ class QueryAgentMethod(QAMethod):
         state, steps, done = self.act(AgentState(question, entities=tuple(entities)), example, tools, run)
         if done is None and state.facts and not state.executed:
             done = self.fallback(state, tools, run)
-        if done is None or not done.rows:
+        found = self.ground_chain(index, state, run) if self.ground else None
+        if found is None and done is not None and done.rows:
+            found = done.query, done.rows
+        if found is None:
             return self.refuse(question, run, "no_rows", "not in the store: no query the agent built returns rows",
                                allow_parametric)
-        return sb.query_answer(self.store, question, self.name, done.query, done.rows, limit=self.max_answers,
+        built, rows = found
+        return sb.query_answer(self.store, question, self.name, built, rows, limit=self.max_answers,
                                timeout_s=self.timeout_s)
+
+    # -- 5. ground the query's words in the store's real paths ----------------------------------
+    def ground_chain(self, index, state: AgentState, run: MethodRun):
+        """(query, rows) of the grounded draft, or None when the query is no draft from one
+        entity or no path from it returns rows."""
+        draft = state.draft()
+        if draft is None:
+            return None
+        start, words, ends, answer = draft
+        grounder = PathGrounder(self.store, index.embed, timeout_s=self.timeout_s, max_rows=self.max_rows,
+                                read=self.read_answers)
+        return grounder.ground(state.question, Choice(start.iri, start.label, 1.0),
+                               ChainDraft(words, len(words), ends, answer), run)
 
     # -- 1. link --------------------------------------------------------------------------------
     def link(self, index, question: str) -> list[Entity]:
