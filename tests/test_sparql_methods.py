@@ -172,8 +172,9 @@ def test_reading_the_paths_facts_picks_the_path_whose_answers_the_model_marks(st
 def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
     result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
     assert set(result.answers) == ANDES_COUNTRIES
-    # three kinds of path were shown (the countries, what shares them, their continent)
-    assert result.trace["ground"]["read"] == {"marked": [], "paths_shown": 3, "picked": None, "shown": None}
+    # four kinds of path of at most two hops were shown (the countries, their capitals,
+    # their continent, what they are an instance of)
+    assert result.trace["ground"]["read"] == {"marked": [], "paths_shown": 4, "picked": None, "shown": None}
 
 
 # -- pgmr ------------------------------------------------------------------------------------
