@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from kgstore.errors import LLMUnavailableError, QAError, VectorIndexError
 
+from .. import _sparql_build as sb
 from .._answering import refuse
 from .._result import Answer, Refusal, TokenUsage
 from ..llm import LLM, Completion
@@ -103,6 +104,16 @@ class QAMethod(ABC):
     def refuse(self, question: str, run: MethodRun, reason: str, message: str, allow_parametric: bool) -> Answer:
         """No answer from the store: the refusal, or with ``allow_parametric`` the model's own."""
         return refuse(self.store, question, self.name, run, reason, message, allow_parametric=allow_parametric)
+
+    def query_answer(self, question: str, run: MethodRun, found, why: str, *, allow_parametric: bool,
+                     limit: int, timeout_s: float) -> Answer:
+        """The answer of the executed query ``found`` (the built query, its rows), or the
+        ``no_rows`` refusal saying ``why`` when no query returned rows: how every method
+        that builds SPARQL ends."""
+        if found is None:
+            return self.refuse(question, run, "no_rows", why, allow_parametric)
+        built, rows = found
+        return sb.query_answer(self.store, question, self.name, built, rows, limit=limit, timeout_s=timeout_s)
 
     @abstractmethod
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:

@@ -109,12 +109,8 @@ class MemQMethod(QAMethod):
         found = self.ground(index, question, plan, entities, run) if self.paths and plan.is_chain() else None
         if found is None:
             found = self.execute(plan, bound, self.recall(index, plan, run), run)
-        if found is None:
-            return self.refuse(question, run, "no_rows", "not in the store: no query rebuilt from the plan returns rows",
-                               allow_parametric)
-        built, rows = found
-        return sb.query_answer(self.store, question, self.name, built, rows, limit=self.max_answers,
-                               timeout_s=self.timeout_s)
+        return self.query_answer(question, run, found, "not in the store: no query rebuilt from the plan returns rows",
+                                 allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
 
     # -- 1. plan ---------------------------------------------------------------------------
     def example_text(self, index, question: str, run: MethodRun) -> str:

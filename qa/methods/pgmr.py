@@ -104,13 +104,9 @@ class PGMRMethod(QAMethod):
             found = self.ground(index, question, query, entities, run)
         if found is None:
             found = self.execute(query, entities, relations, run)
-        if found is None:
-            return self.refuse(question, run, "no_rows",
-                               "not in the store: no resolution of the query's placeholders returns rows",
-                               allow_parametric)
-        built, rows = found
-        return sb.query_answer(self.store, question, self.name, built, rows, limit=self.max_answers,
-                               timeout_s=self.timeout_s)
+        return self.query_answer(question, run, found,
+                                 "not in the store: no resolution of the query's placeholders returns rows",
+                                 allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
 
     # -- 1. examples from the store ---------------------------------------------------------
     def example_text(self, index, question: str, run: MethodRun) -> str:

@@ -35,7 +35,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .. import _sparql_build as sb
 from .._agent_checks import Check, check_action
 from .._agent_grammar import step_grammar
 from .._agent_state import Action, AgentState, Entity, StepFormatError, parse_step, plan_in, slug
@@ -111,12 +110,8 @@ class QueryAgentMethod(QAMethod):
         found = self.ground_chain(index, state, run) if self.ground else None
         if found is None and done is not None and done.rows:
             found = done.query, done.rows
-        if found is None:
-            return self.refuse(question, run, "no_rows", "not in the store: no query the agent built returns rows",
-                               allow_parametric)
-        built, rows = found
-        return sb.query_answer(self.store, question, self.name, built, rows, limit=self.max_answers,
-                               timeout_s=self.timeout_s)
+        return self.query_answer(question, run, found, "not in the store: no query the agent built returns rows",
+                                 allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
 
     # -- 5. ground the query's words in the store's real paths ----------------------------------
     def ground_chain(self, index, state: AgentState, run: MethodRun):
