@@ -197,10 +197,10 @@ class AgentState:
             return None
         start = self.entity(named[0])
         answer = self.answer or self.variables[-1]
-        first = next(f for f in self.facts if start.id in (f.s, f.o))
-        last = next((f for f in reversed(self.facts) if answer in (f.s, f.o)), self.facts[-1])
         labels = tuple(self.relation(f.r).label for f in self.facts)
-        return start, labels, (self.relation(first.r).label, self.relation(last.r).label), answer
+        first = next(i for i, f in enumerate(self.facts) if start.id in (f.s, f.o))
+        last = next((i for i in reversed(range(len(self.facts))) if answer in (self.facts[i].s, self.facts[i].o)), -1)
+        return start, labels, (labels[first], labels[last]), answer
 
     def plan_items(self) -> list[str]:
         return [x.strip() for x in (self.plan or "").split("->") if x.strip()]

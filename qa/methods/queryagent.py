@@ -107,14 +107,14 @@ class QueryAgentMethod(QAMethod):
         state, steps, done = self.act(AgentState(question, entities=tuple(entities)), example, tools, run)
         if done is None and state.facts and not state.executed:
             done = self.fallback(state, tools, run)
-        found = self.ground_chain(index, state, run) if self.ground else None
+        found = self.ground_draft(index, state, run) if self.ground else None
         if found is None and done is not None and done.rows:
             found = done.query, done.rows
         return self.query_answer(question, run, found, "not in the store: no query the agent built returns rows",
                                  allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
 
     # -- 5. ground the query's words in the store's real paths ----------------------------------
-    def ground_chain(self, index, state: AgentState, run: MethodRun):
+    def ground_draft(self, index, state: AgentState, run: MethodRun):
         """(query, rows) of the grounded draft, or None when the query is no draft from one
         entity or no path from it returns rows."""
         draft = state.draft()
