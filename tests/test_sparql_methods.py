@@ -120,13 +120,16 @@ def test_a_relation_written_into_an_entity_name_is_read_as_the_first_hop(store):
 
     index = QAContext(store=store, llm=ScriptedLLM([])).get_index()
     question = "What are the capitals of the Andes's countries?"
-    found = entity_choices(index, ["Andes's countries", "Andes Mountainview"], 3, question=question)
+    found = entity_choices(index, ["Andes's countries", "Andes Mountainview", "Andes's Benz"], 3, question=question)
     # a possessive around a label the question writes whole: the entity, and the words
     # left over are a relation from it
     best = found["Andes's countries"][0]
     assert (best.iri, best.score, best.relation_words) == (ANDES, 1.0, "countries")
     # another name that starts with the label is another name: no exact match
     assert all(c.score < 0.95 for c in found["Andes Mountainview"])
+    # so is a possessive whose words after the label name none of the store's relations
+    # (an invented title that happens to hold a label)
+    assert all(c.score < 0.95 and not c.relation_words for c in found["Andes's Benz"])
     # a name the draft's grammar cut short: the label it begins, when the question writes it whole
     asked = "Which country is People's Republic of China in?"
     cut = entity_choices(index, ["People's Republic", "People's Republic of Korea"], 3, question=asked)
