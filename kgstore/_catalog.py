@@ -2,7 +2,8 @@
 
 The writer opens DuckDB only for the length of a transaction, because DuckDB lets no
 other process read a file that one process holds open for writing; this way readers can
-open the catalog read-only between the writer's batches.
+open the catalog read-only between the writer's batches. An ingest of a big file holds
+it across its commits for up to half a minute at a time (kgstore/_ingest.py says why).
 """
 from __future__ import annotations
 

@@ -80,3 +80,49 @@ def test_sigkill_mid_file_then_resume_equals_uninterrupted(tmp_path, shared_data
     with Store.open(tmp_path / "killed") as store:
         assert ingest(store, "tsv", kb, options=LoadOptions(batch_size=1000)).status == "skipped"
         assert store.triple_count() == len(clean[0])
+
+
+# With a parsing worker the catalog stays open across commits, which go to DuckDB's
+# write-ahead log until it checkpoints: the child says when each commit is done, and is
+# killed while the log still holds commits.
+INGEST_WITH_WORKER = (
+    "import sys\nimport kgstore._ingest as ingest_module\nfrom kgstore import Store, ingest\n"
+    "from kgstore.records import LoadOptions\n"
+    "ingest_module.GROUP_TRIPLES = 3000\n"
+    "def said(progress):\n    print('committed', flush=True)\n"
+    "with Store.open(sys.argv[1]) as s:\n"
+    "    ingest(s, 'tsv', sys.argv[2], options=LoadOptions(batch_size=1000), progress=said)\n"
+)
+
+
+def test_sigkill_with_the_catalog_held_open_resumes_from_its_log(tmp_path, shared_data):
+    kb = tmp_path / "kb.txt"
+    with open(shared_data / "qa/metaqa/kb_partial.txt", encoding="utf-8") as src:
+        kb.write_text("".join(line for _, line in zip(range(30000), src)), encoding="utf-8")
+    Store.init(tmp_path / "clean").close()
+    with Store.open(tmp_path / "clean") as store:
+        ingest(store, "tsv", kb, options=LoadOptions(batch_size=1000))
+
+    Store.init(tmp_path / "killed").close()
+    env = {**os.environ, "KGSTORE_INGEST_WORKERS": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", INGEST_WITH_WORKER, str(tmp_path / "killed"), str(kb)],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    commits = 0
+    for _ in proc.stdout:
+        commits += 1
+        if commits == 4:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+    proc.wait()
+    assert commits == 4, "the ingest finished before it could be killed; make the input larger"
+    wal = tmp_path / "killed" / "catalog.duckdb.wal"
+    assert wal.exists() and wal.stat().st_size > 0  # the commits since the open are in the log only
+
+    with Store.open(tmp_path / "killed") as store:
+        summary = ingest(store, "tsv", kb, options=LoadOptions(batch_size=1000))
+    assert summary.status == "done" and summary.resumed_from_line > 0
+    clean, killed = _snapshot(tmp_path / "clean"), _snapshot(tmp_path / "killed")
+    assert killed[0] == clean[0]
+    assert killed[1] == clean[1]
+    assert killed[2] == clean[2]
+    assert killed[3] == (1, "done")
