@@ -8,7 +8,7 @@ import time
 import duckdb
 import pytest
 
-from kgstore import Store, ingest
+from kgstore import Store, StoreLockedError, ingest
 from kgstore.records import LoadOptions
 
 INGEST = (
@@ -95,6 +95,19 @@ INGEST_WITH_WORKER = (
 )
 
 
+def _open_once_free(path, timeout=10.0):
+    """The store, once the killed ingest's parsing worker, which shares its lock and dies
+    with it (a moment after it), has gone."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return Store.open(path)
+        except StoreLockedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def test_sigkill_with_the_catalog_held_open_resumes_from_its_log(tmp_path, shared_data):
     kb = tmp_path / "kb.txt"
     with open(shared_data / "qa/metaqa/kb_partial.txt", encoding="utf-8") as src:
@@ -118,7 +131,7 @@ def test_sigkill_with_the_catalog_held_open_resumes_from_its_log(tmp_path, share
     wal = tmp_path / "killed" / "catalog.duckdb.wal"
     assert wal.exists() and wal.stat().st_size > 0  # the commits since the open are in the log only
 
-    with Store.open(tmp_path / "killed") as store:
+    with _open_once_free(tmp_path / "killed") as store:
         summary = ingest(store, "tsv", kb, options=LoadOptions(batch_size=1000))
     assert summary.status == "done" and summary.resumed_from_line > 0
     clean, killed = _snapshot(tmp_path / "clean"), _snapshot(tmp_path / "killed")
