@@ -12,8 +12,8 @@ from kgstore.cli import main
 from kgstore.errors import DatasetError
 from kgstore.terms import WD
 from qa import ScriptedLLM, iris_missing_from_store, normalise_label
-from qa.eval import f1, hits_at_1, metaqa_question, pathquestion_line, percentile, read_dataset, select_items, \
-    summarise, wc2014_line
+from qa.eval import f1, hits_at_1, metaqa_question, pathquestion_line, percentile, query_iris, read_dataset, \
+    select_items, summarise, wc2014_line
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
 
@@ -92,6 +92,12 @@ def test_iris_missing_from_store(demo_store):
             WD + "Q99999999", "http://x/<bad>"]
         # The country property exists as a triple predicate even if not as a catalog entity.
         assert iris_missing_from_store(store, ["http://www.wikidata.org/prop/direct/P17"]) == []
+
+
+def test_a_querys_identifiers_leave_out_sparqls_datatype_casts():
+    query = ("SELECT ?y WHERE { <http://kgstore.local/entity/Taxi> <http://kgstore.local/relation/release_year> ?y "
+             "FILTER(<http://www.w3.org/2001/XMLSchema#double>(STR(?y)) = 1998) }")
+    assert query_iris(query) == ["http://kgstore.local/entity/Taxi", "http://kgstore.local/relation/release_year"]
 
 
 def _metaqa_dir(tmp_path):

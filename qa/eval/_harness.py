@@ -28,9 +28,15 @@ class EvalRun:
     params: dict = field(default_factory=dict)
 
 
+# SPARQL's own vocabulary: XML Schema datatypes, and the casts named after them
+# (``xsd:double(?v)`` in a filter), are no identifiers of the store.
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
 def query_iris(query: str | None) -> list[str]:
-    """The IRIs a final query names (``<...>`` terms): they count as identifiers too."""
-    return _IRI.findall(query or "")
+    """The IRIs a final query names (``<...>`` terms), but XML Schema's: they count as
+    identifiers too."""
+    return [iri for iri in _IRI.findall(query or "") if not iri.startswith(_XSD)]
 
 
 def edge_hits(path: Sequence[str], query: str | None) -> float | None:
