@@ -201,7 +201,7 @@ class _CatalogHold:
     held, DuckDB checkpoints only when its write-ahead log passes its own threshold. For
     the writes of 400,000 entities in 20 groups alone, 4.9-5.1 CPU s when each commit
     opened and closed the catalog against 4.0 held (3.3-3.6 with a 128 MB log, which
-    bench/ingest.py measured at 100-170 MiB more peak memory: not kept). Commits stay
+    bench/ingest.py measured at 85-180 MiB more peak memory: not kept). Commits stay
     durable: DuckDB syncs its log at each one, and a killed run's log is replayed when
     the catalog next opens."""
 
