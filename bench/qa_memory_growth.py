@@ -12,7 +12,8 @@ FB15k-237 as distractors, on the same questions.
    same N questions on each; it prints the growth in entities and the drop in Hits@1.
 
 Everything is written under WORKDIR (default ./bench-growth), nothing into the repository;
-`--resume` makes a second run reuse the answers of the first.
+the stores are built once, and a second run reuses the first one's answers (the script
+always passes `kgstore eval --resume`).
 """
 from __future__ import annotations
 
