@@ -61,9 +61,10 @@ def _cpu_seconds() -> float:
 def _child_ingest(store_dir: str, dump: str) -> dict:
     import resource
 
-    from kgstore import Store, ingest
+    from kgstore import Store, ingest, limit_malloc_arenas
     from kgstore.records import LoadOptions
 
+    limit_malloc_arenas()  # as `kgstore ingest` does, before the store opens
     Store.init(store_dir).close()
     cpu = _cpu_seconds()
     own = resource.getrusage(resource.RUSAGE_SELF)

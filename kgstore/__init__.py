@@ -9,6 +9,7 @@ Public API::
             ...
 """
 from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
+from ._malloc import limit_malloc_arenas
 from ._registry import LOADERS, loader_for
 from ._store import Edge, EntityView, Fact, Store, escape_prefixed_dots
 from ._query_guard import keywords as query_keywords, refused_operation
@@ -26,7 +27,7 @@ from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine,
 __version__ = "0.1.0"
 
 __all__ = [
-    "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
+    "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint", "limit_malloc_arenas",
     "LOADERS", "loader_for", "refused_operation", "query_keywords", "escape_prefixed_dots", "run_bounded",
     "run_bounded_async", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig",
     "LLMConfig",

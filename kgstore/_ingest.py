@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ._catalog import Catalog
+from ._malloc import limit_malloc_arenas
 from ._pipeline import PreparedBatch, prepared_batches, use_worker
 from ._registry import loader_for
 from ._store import Store
@@ -81,8 +82,12 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
     ``on_commit`` is called after each catalog commit, in this thread, while no catalog
     transaction is in flight: the place to mirror what was just committed elsewhere
     (:class:`kgstore.graph.GraphMirror` does it for the property graph).
+
+    Caps the process's malloc arenas (see :func:`kgstore.limit_malloc_arenas`, which is
+    better called before the store is opened).
     """
     store._check_writable()
+    limit_malloc_arenas()
     options = options or LoadOptions(languages=tuple(store.config.languages))
     loader = loader_for(fmt)
     path = os.fspath(path)

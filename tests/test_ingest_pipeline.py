@@ -269,3 +269,58 @@ def test_guess_format(head, guess):
     from kgstore._sniff import guess_format
 
     assert guess_format(head) == guess
+
+
+# In a fresh process each new thread that allocates gets an arena of its own (up to eight
+# per core); with the cap, they share two. The heaps are counted from glibc's own malloc_info report.
+_ARENA_PROBE = r"""
+import ctypes, os, sys, tempfile, threading
+from kgstore import limit_malloc_arenas
+if sys.argv[1] == "cap":
+    assert limit_malloc_arenas(2)
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+together = threading.Barrier(6)
+def work():  # all six alive at once, so none inherits an exited thread's arena
+    together.wait()
+    blocks = [libc.malloc(65536) for _ in range(64)]
+    together.wait()
+    for b in blocks:
+        libc.free(b)
+threads = [threading.Thread(target=work) for _ in range(6)]
+for t in threads: t.start()
+for t in threads: t.join()
+libc.fopen.restype = ctypes.c_void_p
+libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+libc.fclose.argtypes = [ctypes.c_void_p]
+path = os.path.join(tempfile.mkdtemp(), "info.xml")
+f = libc.fopen(path.encode(), b"w")
+libc.malloc_info(0, f)
+libc.fclose(f)
+print(open(path).read().count("<heap nr="))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
+                    reason="glibc's malloc only")
+def test_the_ingest_malloc_cap_makes_threads_share_two_arenas():
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+
+    def heaps(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", _ARENA_PROBE, mode], env=env, capture_output=True,
+                             text=True, check=True)
+        return int(out.stdout.strip())
+
+    assert heaps("free") >= 4
+    assert heaps("cap") == 2
+
+
+def test_a_users_malloc_arena_max_wins(monkeypatch):
+    from kgstore import limit_malloc_arenas
+
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "8")
+    assert limit_malloc_arenas() is False

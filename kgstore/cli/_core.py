@@ -8,6 +8,7 @@ import sys
 import click
 
 from .._ingest import IngestProgress, ingest
+from .._malloc import limit_malloc_arenas
 from .._registry import LOADERS
 from .._store import Store
 from ..config import StoreConfig
@@ -76,6 +77,7 @@ def ingest_cmd(ctx, store, format, path, languages, properties, entities_file, s
     An interrupted ingest resumes from its last checkpoint when run again; a finished
     file is skipped unless --force.
     """
+    limit_malloc_arenas()  # before the store's threads exist (see kgstore/_malloc.py)
     st = open_store(ctx, store, read_only=False)
     options = LoadOptions(
         languages=tuple(_split(languages) or st.config.languages),

@@ -1,0 +1,33 @@
+"""Fewer glibc malloc arenas for a bulk load.
+
+glibc gives each thread that meets a busy arena a new one, up to eight per core. An
+ingest's threads (Oxigraph's loader threads, a DuckDB writer per commit group, the
+catalog thread) each take one, and the memory freed in each stays mapped, so the
+committing process's peak grew with the store: at 200,000 generated Wikidata entities
+1,030-1,060 MiB against 830 at 50,000, and with two arenas 880-960 against 800-830,
+for the same CPU (bench/ingest.py).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+M_ARENA_MAX = -8  # glibc's mallopt parameter number
+INGEST_ARENAS = 2
+
+
+def limit_malloc_arenas(arenas: int = INGEST_ARENAS) -> bool:
+    """Cap this process's malloc arenas at ``arenas`` (process-wide, for its life).
+
+    Call it before a store is opened for an ingest: threads already attached to an arena
+    keep it. ``kgstore ingest`` does; :func:`kgstore.ingest` does too, later, as a best
+    effort. A ``MALLOC_ARENA_MAX`` in the environment wins and this does nothing; so does
+    a C library without ``mallopt`` (musl, macOS). Returns whether the cap was set.
+    """
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    return bool(mallopt(M_ARENA_MAX, int(arenas)))
