@@ -3,9 +3,9 @@
 glibc gives each thread that meets a busy arena a new one, up to eight per core. An
 ingest's threads (Oxigraph's loader threads, a DuckDB writer per commit group, the
 catalog thread) each take one, and the memory freed in each stays mapped, so the
-committing process's peak grew with the store: at 200,000 generated Wikidata entities
-1,030-1,060 MiB against 830 at 50,000, and with two arenas 880-960 against 800-830,
-for the same CPU (bench/ingest.py).
+ingest's peak memory grew with the store: 1,030-1,060 MiB at 200,000 generated
+Wikidata entities against 835 at 50,000; with two arenas 875-986 against 800-836, for
+the same CPU (bench/ingest.py, README "Two malloc arenas").
 """
 from __future__ import annotations
 
