@@ -20,9 +20,10 @@ def limit_malloc_arenas(arenas: int = INGEST_ARENAS) -> bool:
     """Cap this process's malloc arenas at ``arenas`` (process-wide, for its life).
 
     Call it before a store is opened for an ingest: threads already attached to an arena
-    keep it. ``kgstore ingest`` does; :func:`kgstore.ingest` does too, later, as a best
-    effort. A ``MALLOC_ARENA_MAX`` in the environment wins and this does nothing; so does
-    a C library without ``mallopt`` (musl, macOS). Returns whether the cap was set.
+    keep it. ``kgstore ingest`` does. :func:`kgstore.ingest` does not: the cap outlives
+    the call, and a library call should not retune its caller's process. A ``MALLOC_ARENA_MAX`` in the
+    environment wins and this does nothing; so does a C library without ``mallopt``
+    (musl, macOS). Returns whether the cap was set.
     """
     if os.environ.get("MALLOC_ARENA_MAX"):
         return False
