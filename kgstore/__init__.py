@@ -27,7 +27,8 @@ from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine,
 __version__ = "0.1.0"
 
 __all__ = [
-    "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint", "limit_malloc_arenas",
+    "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
+    "limit_malloc_arenas",
     "LOADERS", "loader_for", "refused_operation", "query_keywords", "escape_prefixed_dots", "run_bounded",
     "run_bounded_async", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig",
     "LLMConfig",

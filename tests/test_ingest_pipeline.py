@@ -272,7 +272,8 @@ def test_guess_format(head, guess):
 
 
 # In a fresh process each new thread that allocates gets an arena of its own (up to eight
-# per core); with the cap, they share two. The heaps are counted from glibc's own malloc_info report.
+# per core); with the cap, they share two. The heaps are counted from glibc's own
+# malloc_info report.
 _ARENA_PROBE = r"""
 import ctypes, os, sys, tempfile, threading
 from kgstore import limit_malloc_arenas
