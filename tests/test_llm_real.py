@@ -55,6 +55,41 @@ def test_answer_marks_can_only_name_terms_of_the_facts(llm):
     assert answers_in(held.text) == ["russian empire"]
 
 
+
+def test_greedy_under_a_grammar_picks_the_tokens_of_llama_cpps_own_chain(llm):
+    # The grammar is asked about the model's best token alone, and about the whole
+    # vocabulary only when that token breaks it; the text and the recorded distributions
+    # must be those of llama-cpp-python's chain, which asks about every token every step.
+    # Each prompt is evaluated whole: logits computed after a reused prefix differ in the
+    # last bits (another batch shape), which can tip a near tie either way.
+    model = llm.model
+    fast, prompt_cache = model._init_sampler, model.cache
+    samplers = []
+    model._init_sampler = lambda **options: samplers.append(fast(**options)) or samplers[-1]
+    model.set_cache(None)
+    schema = {"type": "object", "properties": {"capital": {"type": "string"}}, "required": ["capital"],
+              "additionalProperties": False}
+    asks = [dict(prompt="What is the capital of France? Reply in JSON.", schema=schema, max_tokens=16, logprobs=3),
+            dict(prompt="Name two rivers of France, one per line.", grammar='root ::= ([A-Z][a-z]+ "\\n"){2}',
+                 max_tokens=12, logprobs=2)]
+    def complete(ask):
+        model.reset()
+        return llm.complete(**ask)
+
+    try:
+        ours = [complete(ask) for ask in asks]
+        model._init_sampler = type(model)._init_sampler.__get__(model)
+        theirs = [complete(ask) for ask in asks]
+    finally:
+        model._init_sampler = fast
+        model.set_cache(prompt_cache)
+    assert [c.text for c in ours] == [c.text for c in theirs]
+    assert [c.top_logprobs for c in ours] == [c.top_logprobs for c in theirs]
+    assert [type(s).__name__ for s in samplers] == ["GrammarLastGreedy"] * 2
+    assert samplers[0].full_checks >= 1  # the model's favourite first token is a fence, not '{"'
+    assert samplers[0].steps == ours[0].completion_tokens + 1  # and the step that chose the end
+
+
 # -- the SPARQL-building methods on the demo store, with the real model ---------------------
 from kgstore import Store  # noqa: E402
 from qa import QAContext, make_method  # noqa: E402

@@ -15,6 +15,7 @@ import numpy as np
 from kgstore.errors import LLMRequestError, LLMUnavailableError
 
 from ._base import LLM, Completion, TokenLogprobs
+from ._grammar_sampling import use_grammar_last_greedy
 
 # Loaded models, keyed by everything that changes what Llama() builds. Loading takes
 # seconds and ~1 GB, so every LlamaCppLLM in a process shares one.
@@ -64,6 +65,7 @@ class LlamaCppLLM(LLM):
                     raise LLMUnavailableError(f"llama.cpp could not load {self.model_path}: {exc}",
                                               transient=False) from exc
                 llm.set_cache(_prefix_cache(llama_cpp, llm.n_vocab()))
+                use_grammar_last_greedy(llama_cpp, llm)
                 _MODELS[key] = llm
         return llm
 
