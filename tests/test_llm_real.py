@@ -55,7 +55,6 @@ def test_answer_marks_can_only_name_terms_of_the_facts(llm):
     assert answers_in(held.text) == ["russian empire"]
 
 
-
 def test_greedy_under_a_grammar_picks_the_tokens_of_llama_cpps_own_chain(llm):
     # The grammar is asked about the model's best token alone, and about the whole
     # vocabulary only when that token breaks it; the text and the recorded distributions
@@ -72,6 +71,7 @@ def test_greedy_under_a_grammar_picks_the_tokens_of_llama_cpps_own_chain(llm):
     asks = [dict(prompt="What is the capital of France? Reply in JSON.", schema=schema, max_tokens=16, logprobs=3),
             dict(prompt="Name two rivers of France, one per line.", grammar='root ::= ([A-Z][a-z]+ "\\n"){2}',
                  max_tokens=12, logprobs=2)]
+
     def complete(ask):
         model.reset()
         return llm.complete(**ask)

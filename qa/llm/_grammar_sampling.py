@@ -79,12 +79,11 @@ class GrammarLastGreedy:
         return self._one[0].logit != -np.inf
 
     def _best_allowed(self, logits: np.ndarray) -> int:
-        if self._everything is None:
+        if self._everything is None:  # the grammar only masks logits: ids and p stay as set here
             self._everything = np.zeros(self._n_vocab, dtype=_TOKEN_DATA)
+            self._everything["id"] = np.arange(self._n_vocab, dtype=np.int32)
         everything = self._everything
-        everything["id"] = np.arange(self._n_vocab, dtype=np.int32)
         everything["logit"] = logits
-        everything["p"] = 0.0
         self._apply(everything.ctypes.data_as(ctypes.POINTER(self._lib.llama_token_data)), self._n_vocab)
         return int(everything["id"][int(np.argmax(everything["logit"]))])
 
