@@ -140,3 +140,50 @@ def test_openai_backend_reports_an_unreachable_endpoint():
     with pytest.raises(LLMUnavailableError, match=f"127.0.0.1:{port}/v1 is unreachable") as info:
         llm.complete("hello", max_tokens=4)
     assert info.value.transient is True
+
+
+# -- the opening a grammar forces, read in as prompt -------------------------------------------
+from qa.llm._forced_opening import split_forced_opening  # noqa: E402
+
+
+def test_a_grammar_opening_with_literals_is_split_after_its_last_word():
+    gbnf = ('root ::= "Thought: " "Done: a -> b. Plan: " [^\\n]{0,60} "\\nAction: " action\n'
+            'action ::= "get(a)" | "set(?x)"\n')
+    opening, rest = split_forced_opening(gbnf)
+    assert opening == "Thought: Done: a -> b. Plan:"
+    assert rest == ('root ::= " " [^\\n]{0,60} "\\nAction: " action\n'
+                    'action ::= "get(a)" | "set(?x)"\n')
+
+
+def test_keep_leaves_the_end_of_the_opening_to_the_grammar():
+    gbnf = 'root ::= "Next: spouse." [^\\n]{0,9} "\\n"\n'
+    assert split_forced_opening(gbnf, keep=lambda text: text[:-1]) == \
+        ("Next: spouse", 'root ::= "." [^\\n]{0,9} "\\n"\n')
+    assert split_forced_opening(gbnf, keep=lambda text: "") is None
+    assert split_forced_opening(gbnf, keep=lambda text: "Other") is None
+
+
+def test_escapes_in_the_opening_are_read():
+    opening, rest = split_forced_opening('root ::= "say \\"hi\\"\\n\\x41\\u00e9." [a-z]+\n')
+    assert opening == 'say "hi"\nAé.'
+    assert rest == "root ::= [a-z]+\n"
+
+
+@pytest.mark.parametrize("gbnf", [
+    'root ::= "yes" | "no"',                       # alternatives: nothing is forced
+    'root ::= ("a" | "b") "c"',                    # a group first
+    'root ::= mark ", " mark\nmark ::= "{" [a-z]+ "}"',  # a rule first
+    'root ::= "ab"* "c"',                          # a repeated literal
+    'root ::= "   " [a-z]+',                       # only whitespace
+    'root ::= "a" [a-z]+ # a comment with a | bar',
+    'item ::= "x"',                                # no root
+])
+def test_grammars_that_force_no_opening_are_left_whole(gbnf):
+    assert split_forced_opening(gbnf) is None
+
+
+def test_a_root_spanning_lines_keeps_its_continuation_and_the_other_rules():
+    gbnf = 'x ::= "1"\nroot ::= "Answer:"\n   " " x\ny ::= "2"\n'
+    opening, rest = split_forced_opening(gbnf)
+    assert opening == "Answer:"
+    assert rest == 'x ::= "1"\nroot ::= " " x\ny ::= "2"\n'

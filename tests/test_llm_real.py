@@ -120,3 +120,12 @@ def test_pgmr_refuses_a_question_about_an_entity_not_in_the_store(llm, demo):
     result = make_method("pgmr", QAContext(demo, llm)).answer("Who is the spouse of Barack Obama?")
     assert result.refused and result.refusal.reason == "not_in_store"
     assert "[ENT: Barack Obama] found nothing" in result.refusal.message
+
+
+def test_a_grammars_forced_opening_is_read_in_as_prompt_and_returned_in_the_text(llm):
+    # The opening is part of the text, the grammar holds what follows it, and the tokens
+    # generated are only those after it.
+    grammar = 'root ::= "The capital of France is" " " [A-Z][a-z]+ "."'
+    c = llm.complete("What is the capital of France? One sentence.", grammar=grammar, max_tokens=8)
+    assert c.text == "The capital of France is Paris."
+    assert c.completion_tokens <= 3  # " Paris" and "." (and the end), not the opening's six

@@ -15,6 +15,7 @@ import numpy as np
 from kgstore.errors import LLMRequestError, LLMUnavailableError
 
 from ._base import LLM, Completion, TokenLogprobs
+from ._forced_opening import split_forced_opening
 from ._grammar_sampling import use_grammar_last_greedy
 
 # Loaded models, keyed by everything that changes what Llama() builds. Loading takes
@@ -74,9 +75,15 @@ class LlamaCppLLM(LLM):
         llm = self.model
         kwargs: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature, "stop": stop or None,
                                   "seed": self.seed}
+        opening = ""
         if schema is not None:
             kwargs["grammar"] = _json_schema_grammar(json.dumps(schema, sort_keys=True))
         elif grammar is not None:
+            # The recorder's steps must be the output's tokens, so with logprobs the opening is generated.
+            split = split_forced_opening(grammar, keep=lambda text: _all_but_last_token(llm, text)) \
+                if not logprobs else None
+            if split is not None:
+                opening, grammar = split
             kwargs["grammar"] = _gbnf_grammar(grammar)
         recorder = _LogprobRecorder(logprobs) if logprobs else None
         processors = [p for p in (recorder, _RepetitionStop(llm) if stop_repeated_lines else None) if p]
@@ -85,14 +92,17 @@ class LlamaCppLLM(LLM):
         with self._lock:
             started = time.perf_counter()
             try:
-                response = llm.create_chat_completion(messages=messages, **kwargs)
+                if opening:
+                    response = _continue_after(llm, messages, opening, kwargs)
+                else:
+                    response = llm.create_chat_completion(messages=messages, **kwargs)
             except ValueError as exc:  # e.g. "Requested tokens (5000) exceed context window of 4096"
                 raise LLMRequestError(f"llama.cpp rejected the request: {exc}") from exc
             seconds = time.perf_counter() - started
         choice = response["choices"][0]
         usage = response.get("usage") or {}
         return Completion(
-            text=choice["message"]["content"] or "",
+            text=opening + (choice["message"]["content"] or ""),
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
             seconds=seconds,
@@ -107,6 +117,32 @@ class LlamaCppLLM(LLM):
 
 
 PREFIX_CACHE_BYTES = 512 << 20
+
+
+def _all_but_last_token(llm, text: str) -> str:
+    """``text`` without its last token (see :mod:`._forced_opening`)."""
+    tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+    return llm.detokenize(tokens[:-1]).decode("utf-8", errors="replace")
+
+
+def _continue_after(llm, messages, opening: str, kwargs: dict):
+    """The chat completion of ``messages`` whose answer starts with ``opening``, read in as
+    prompt after the chat template's assistant header (see :mod:`._forced_opening`).
+
+    The chat handler renders the template and then calls ``llm.create_completion`` with the
+    prompt's tokens; for this one call that method appends the opening's tokens first, so
+    the template, its stop strings and the sampling options stay llama-cpp-python's own."""
+    opening_tokens = llm.tokenize(opening.encode("utf-8"), add_bos=False, special=False)
+    create_completion = llm.create_completion
+
+    def after_opening(prompt, **options):
+        return create_completion(prompt=list(prompt) + opening_tokens, **options)
+
+    llm.create_completion = after_opening
+    try:
+        return llm.create_chat_completion(messages=messages, **kwargs)
+    finally:
+        del llm.create_completion
 
 
 def _prefix_cache(llama_cpp, n_vocab: int):
