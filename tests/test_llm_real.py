@@ -125,7 +125,10 @@ def test_pgmr_refuses_a_question_about_an_entity_not_in_the_store(llm, demo):
 def test_a_grammars_forced_opening_is_read_in_as_prompt_and_returned_in_the_text(llm):
     # The opening is part of the text, the grammar holds what follows it, and the tokens
     # generated are only those after it.
-    grammar = 'root ::= "The capital of France is" " " [A-Z][a-z]+ "."'
+    grammar = 'root ::= "Answer: the capital city of the country of France is" " " [A-Z][a-z]+ "."'
     c = llm.complete("What is the capital of France? One sentence.", grammar=grammar, max_tokens=8)
-    assert c.text == "The capital of France is Paris."
-    assert c.completion_tokens <= 3  # " Paris" and "." (and the end), not the opening's six
+    assert c.text == "Answer: the capital city of the country of France is Paris."
+    assert c.completion_tokens <= 4  # " is", " Paris", "." (and the end), not the opening's eleven
+    short = llm.complete("Is Paris in France? Answer yes or no.", grammar='root ::= "Answer: " ("yes" | "no")',
+                         max_tokens=4)
+    assert short.text == "Answer: yes" and short.completion_tokens >= 3  # a short opening is generated

@@ -119,9 +119,17 @@ class LlamaCppLLM(LLM):
 PREFIX_CACHE_BYTES = 512 << 20
 
 
+# Reading in a few tokens saves under a second and gives the model a prompt boundary it
+# did not have; pgmr's "SELECT" (1 token) and pseudo-graph's Cypher fence (5) stay generated.
+MIN_OPENING_TOKENS = 8
+
+
 def _all_but_last_token(llm, text: str) -> str:
-    """``text`` without its last token (see :mod:`._forced_opening`)."""
+    """``text`` without its last token (see :mod:`._forced_opening`), or "" when that
+    leaves fewer than ``MIN_OPENING_TOKENS``."""
     tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+    if len(tokens) - 1 < MIN_OPENING_TOKENS:
+        return ""
     return llm.detokenize(tokens[:-1]).decode("utf-8", errors="replace")
 
 
