@@ -47,6 +47,7 @@ bench: install
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/index.py
 	$(BIN)/python bench/graph.py
+	$(BIN)/python bench/llm_decoding.py
 	$(BIN)/python -m pytest -q -m slow
 
 clean:
