@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from .._gbnf import gbnf_literal
+
 _RULE_START = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*::=", re.MULTILINE)
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "[": "[", "]": "]"}
 
@@ -54,7 +56,7 @@ def split_forced_opening(gbnf: str, keep: Callable[[str], str] = str.rstrip) -> 
         return None
     rest_items = body[pos:].strip()
     tail = opening[len(kept):]
-    rest_body = " ".join(p for p in (_literal(tail) if tail else "", rest_items) if p) or '""'
+    rest_body = " ".join(p for p in (gbnf_literal(tail) if tail else "", rest_items) if p) or '""'
     rest = gbnf[:body_start] + " " + rest_body + "\n" + gbnf[body_end:]
     return kept, rest
 
@@ -126,10 +128,6 @@ def _class_end(body: str, pos: int) -> int:
             return pos + 1
         pos += 1
     return -1
-
-
-def _literal(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
 __all__ = ["split_forced_opening"]
