@@ -155,6 +155,15 @@ class Catalog:
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
 
+    @staticmethod
+    def limit_memory(con, limit: str | None) -> None:
+        """Cap DuckDB's buffer pool (``"128MB"``), or give it its default back (None). The
+        setting is the database's, shared by every connection to it in this process."""
+        if limit is None:
+            con.execute("RESET memory_limit")
+        else:
+            con.execute("SET memory_limit = ?", [limit])
+
     def create(self) -> None:
         with self.connect() as con:
             con.execute(DDL)

@@ -10,6 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from kgstore import IngestError, LoadOptions, Store, TooManyErrorsError, TruncatedInputError, ingest
@@ -93,6 +94,60 @@ def test_the_final_catalog_pass_runs_once_in_the_last_groups_transaction(dump, t
     assert summary.status == "done"
     final_line = _snapshot(tmp_path / "two")[1]["runs"][0][3]
     assert len(seen) == 1 and 0 < seen[0] < final_line
+
+
+def test_the_catalog_is_capped_while_held_and_the_final_pass_and_caller_get_the_default(dump, tmp_path,
+                                                                                       monkeypatch):
+    """While a worker parses, the held catalog's buffer pool is capped between commits;
+    the final pass runs without the cap, and the setting, which is the database's, does not
+    outlive the ingest for another connection of the same process."""
+    from kgstore._catalog import Catalog
+
+    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)
+    real, in_final = Catalog.finalize, []
+
+    def finalize(con, **kwargs):
+        in_final.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        real(con, **kwargs)
+
+    monkeypatch.setattr(Catalog, "finalize", staticmethod(finalize))
+    monkeypatch.setenv(WORKER_ENV, "1")
+    with Store.init(tmp_path / "s") as store:
+        # Another connection of this process to the same catalog shares its settings.
+        other = duckdb.connect(str(store.catalog.path))
+
+        def setting():
+            return other.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+        try:
+            default, between = setting(), []
+            summary = ingest(store, "wikidata-json", dump[0], options=OPTIONS,
+                             on_commit=lambda: between.append(setting()))
+            after = setting()
+        finally:
+            other.close()
+    # An ingest stopped between commits (here Ctrl-C) never reaches the final pass: the
+    # hold's release gives the default back.
+    with Store.init(tmp_path / "stopped") as store:
+        other = duckdb.connect(str(store.catalog.path))
+        commits = []
+
+        def stop_at_the_second_commit():
+            commits.append(setting())
+            if len(commits) == 2:
+                raise KeyboardInterrupt
+
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                ingest(store, "wikidata-json", dump[0], options=OPTIONS, on_commit=stop_at_the_second_commit)
+            after_stop = setting()
+        finally:
+            other.close()
+    assert commits == ["122.0 MiB"] * 2 and after_stop == default
+    assert summary.status == "done"
+    assert ingest_module.CATALOG_HOLD_MEMORY == "128MB" and default != "122.0 MiB"
+    assert len(between) >= 3 and set(between[:-1]) == {"122.0 MiB"}  # 128 MB as DuckDB reads it back
+    assert in_final == [default] and after == default
 
 
 def test_truncated_gzip_fails_at_the_same_checkpoint(dump, tmp_path, monkeypatch):
