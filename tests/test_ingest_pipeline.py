@@ -77,19 +77,26 @@ def test_worker_and_single_process_give_identical_stores(dump, tmp_path, monkeyp
     assert _no_worker_left()
 
 
-def test_the_final_catalog_pass_runs_once_in_the_last_groups_transaction(dump, tmp_path, monkeypatch):
-    """With a worker the final pass runs while Oxigraph loads the last group, inside that
-    group's transaction: it sees the checkpoint before the last group's, and runs once."""
+def _watch_the_final_pass(monkeypatch, query: str) -> list:
+    """The first value of ``query``, read in the final catalog pass's transaction, each
+    time the pass runs."""
     from kgstore._catalog import Catalog
 
-    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)
     real, seen = Catalog.finalize, []
 
     def finalize(con, **kwargs):
-        seen.append(con.execute("SELECT checkpoint_line FROM ingest_runs").fetchone()[0])
+        seen.append(con.execute(query).fetchone()[0])
         real(con, **kwargs)
 
     monkeypatch.setattr(Catalog, "finalize", staticmethod(finalize))
+    return seen
+
+
+def test_the_final_catalog_pass_runs_once_in_the_last_groups_transaction(dump, tmp_path, monkeypatch):
+    """With a worker the final pass runs while Oxigraph loads the last group, inside that
+    group's transaction: it sees the checkpoint before the last group's, and runs once."""
+    monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)
+    seen = _watch_the_final_pass(monkeypatch, "SELECT checkpoint_line FROM ingest_runs")
     summary = _ingest(tmp_path / "two", dump[0], monkeypatch, worker=True)
     assert summary.status == "done"
     final_line = _snapshot(tmp_path / "two")[1]["runs"][0][3]
@@ -101,16 +108,8 @@ def test_the_catalog_is_capped_while_held_and_the_final_pass_and_caller_get_the_
     """While a worker parses, the held catalog's buffer pool is capped between commits;
     the final pass runs without the cap, and the setting, which is the database's, does not
     outlive the ingest for another connection of the same process."""
-    from kgstore._catalog import Catalog
-
     monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)
-    real, in_final = Catalog.finalize, []
-
-    def finalize(con, **kwargs):
-        in_final.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
-        real(con, **kwargs)
-
-    monkeypatch.setattr(Catalog, "finalize", staticmethod(finalize))
+    in_final = _watch_the_final_pass(monkeypatch, "SELECT current_setting('memory_limit')")
     monkeypatch.setenv(WORKER_ENV, "1")
     with Store.init(tmp_path / "s") as store:
         # Another connection of this process to the same catalog shares its settings.
