@@ -10,6 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+import duckdb
+
 from ._catalog import Catalog
 from ._pipeline import PreparedBatch, prepared_batches, use_worker
 from ._registry import loader_for
@@ -246,8 +248,9 @@ class _CatalogHold:
             held, self._held = self._held, None
             con, self._con = self._con, None
             # The setting is the database's: other connections to it in this process
-            # would keep the cap.
-            with held:
+            # would keep the cap. A connection that cannot take the reset is on its way
+            # out with an error of its own, which this must not hide.
+            with held, contextlib.suppress(duckdb.Error):
                 Catalog.limit_memory(con, None)
 
     def between_commits(self) -> None:
