@@ -2,6 +2,7 @@
 the single-process ingest gives: same triples, same catalog rows, same checkpoints, and
 the same errors at the same place. The input is a dump from bench/_wikidata_gen.py, whose
 expected triples are written by the generator itself, not by kgstore."""
+import contextlib
 import gzip
 import importlib.util
 import multiprocessing
@@ -103,6 +104,17 @@ def test_the_final_catalog_pass_runs_once_in_the_last_groups_transaction(dump, t
     assert len(seen) == 1 and 0 < seen[0] < final_line
 
 
+@contextlib.contextmanager
+def _memory_limit_seen_beside(store):
+    """A reader of DuckDB's memory_limit through another connection of this process to
+    the store's catalog, which shares the database's settings."""
+    other = duckdb.connect(str(store.catalog.path))
+    try:
+        yield lambda: other.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    finally:
+        other.close()
+
+
 def test_the_catalog_is_capped_while_held_and_the_final_pass_and_caller_get_the_default(dump, tmp_path,
                                                                                        monkeypatch):
     """While a worker parses, the held catalog's buffer pool is capped between commits;
@@ -111,24 +123,19 @@ def test_the_catalog_is_capped_while_held_and_the_final_pass_and_caller_get_the_
     monkeypatch.setattr(ingest_module, "GROUP_TRIPLES", 800)
     in_final = _watch_the_final_pass(monkeypatch, "SELECT current_setting('memory_limit')")
     monkeypatch.setenv(WORKER_ENV, "1")
-    with Store.init(tmp_path / "s") as store:
-        # Another connection of this process to the same catalog shares its settings.
-        other = duckdb.connect(str(store.catalog.path))
+    with Store.init(tmp_path / "s") as store, _memory_limit_seen_beside(store) as setting:
+        default, between = setting(), []
+        summary = ingest(store, "wikidata-json", dump[0], options=OPTIONS,
+                         on_commit=lambda: between.append(setting()))
+        after = setting()
+    assert summary.status == "done"
+    assert ingest_module.CATALOG_HOLD_MEMORY == "128MB" and default != "122.0 MiB"
+    assert len(between) >= 3 and set(between[:-1]) == {"122.0 MiB"}  # 128 MB as DuckDB reads it back
+    assert in_final == [default] and after == default
 
-        def setting():
-            return other.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-
-        try:
-            default, between = setting(), []
-            summary = ingest(store, "wikidata-json", dump[0], options=OPTIONS,
-                             on_commit=lambda: between.append(setting()))
-            after = setting()
-        finally:
-            other.close()
     # An ingest stopped between commits (here Ctrl-C) never reaches the final pass: the
     # hold's release gives the default back.
-    with Store.init(tmp_path / "stopped") as store:
-        other = duckdb.connect(str(store.catalog.path))
+    with Store.init(tmp_path / "stopped") as store, _memory_limit_seen_beside(store) as setting:
         commits = []
 
         def stop_at_the_second_commit():
@@ -136,17 +143,10 @@ def test_the_catalog_is_capped_while_held_and_the_final_pass_and_caller_get_the_
             if len(commits) == 2:
                 raise KeyboardInterrupt
 
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                ingest(store, "wikidata-json", dump[0], options=OPTIONS, on_commit=stop_at_the_second_commit)
-            after_stop = setting()
-        finally:
-            other.close()
+        with pytest.raises(KeyboardInterrupt):
+            ingest(store, "wikidata-json", dump[0], options=OPTIONS, on_commit=stop_at_the_second_commit)
+        after_stop = setting()
     assert commits == ["122.0 MiB"] * 2 and after_stop == default
-    assert summary.status == "done"
-    assert ingest_module.CATALOG_HOLD_MEMORY == "128MB" and default != "122.0 MiB"
-    assert len(between) >= 3 and set(between[:-1]) == {"122.0 MiB"}  # 128 MB as DuckDB reads it back
-    assert in_final == [default] and after == default
 
 
 def test_truncated_gzip_fails_at_the_same_checkpoint(dump, tmp_path, monkeypatch):
