@@ -6,7 +6,8 @@
     │   ├─ StoreClosedError        the store was used after close()
     │   ├─ StoreNotFoundError      no store at that path (run `kgstore init`)
     │   ├─ SchemaVersionError      the store was written by an incompatible version
-    │   └─ ReadOnlyError           a write was attempted through a read-only handle
+    │   ├─ ReadOnlyError           a write was attempted through a read-only handle
+    │   └─ DiskFullError           the disk holding the store filled up (free space, rerun to resume)
     ├─ QueryError                  a SPARQL/Cypher query failed to parse or run
     │   ├─ QueryRefusedError       a query tried to write or reach the network (SERVICE, LOAD)
     │   └─ QueryTimeoutError       a query ran past its time limit (server, QA sandbox)
@@ -20,16 +21,20 @@
     │   └─ GraphNotSyncedError     the store was never mirrored (run `kgstore graph sync`)
     ├─ VectorIndexError            (never shadow the builtin IndexError)
     │   └─ EncoderMismatchError    the index was built with another encoder
-    └─ QAError
-        ├─ LLMUnavailableError     no model/runtime/endpoint could be used
-        ├─ LLMRequestError         the backend refused or failed one request (terminal)
-        ├─ UnknownMethodError      no QA method of that name
-        ├─ UnknownOptionError      an option the QA method does not take
-        ├─ DatasetError            a QA benchmark file is missing or malformed
-        ├─ UnsafeQueryError        generated query text tried to do something not allowed
-        └─ QuerySyntaxError        generated query text does not parse (line, column, offset)
-            ├─ CypherSyntaxError
-            └─ SparqlSyntaxError
+    ├─ QAError
+    │   ├─ LLMUnavailableError     no model/runtime/endpoint could be used
+    │   ├─ LLMRequestError         the backend refused or failed one request (terminal)
+    │   ├─ UnknownMethodError      no QA method of that name
+    │   ├─ UnknownOptionError      an option the QA method does not take
+    │   ├─ DatasetError            a QA benchmark file is missing or malformed
+    │   ├─ UnsafeQueryError        generated query text tried to do something not allowed
+    │   └─ QuerySyntaxError        generated query text does not parse (line, column, offset)
+    │       ├─ CypherSyntaxError
+    │       └─ SparqlSyntaxError
+    └─ RemoteError                 talking to a running `kgstore serve` failed (`kgstore ask --server`)
+        ├─ ServerUnreachableError  nothing answered at the URL (not started, wrong host or port)
+        ├─ ServerTimeoutError      the server took longer than the client's timeout to answer
+        └─ ServerRefusedError      the server answered with an error status (400, 401, 403, 503...)
 
 Every class carries an ``exit_code`` the CLI uses, and ``transient`` says
 whether retrying the same call could succeed.
@@ -269,3 +274,88 @@ class CypherSyntaxError(QuerySyntaxError):
 
 class SparqlSyntaxError(QuerySyntaxError):
     language = "SPARQL"
+
+
+class RemoteError(KgstoreError):
+    """A client of a running `kgstore serve` (``kgstore ask --server URL``) could not get an
+    answer from it. ``url`` is the server's base URL."""
+
+    exit_code = 12
+
+    def __init__(self, url: str, message: str):
+        self.url = url
+        super().__init__(message)
+
+
+class ServerUnreachableError(RemoteError):
+    transient = True
+
+    def __init__(self, url: str, detail: str = ""):
+        extra = f" ({detail})" if detail else ""
+        super().__init__(url, f"no kgstore server answered at {url}{extra}; start one with "
+                              "`kgstore serve STORE`, or check the host and port in --server")
+
+
+class ServerTimeoutError(RemoteError):
+    transient = True
+
+    def __init__(self, url: str, timeout_s: float):
+        self.timeout_s = timeout_s
+        super().__init__(url, f"the server at {url} did not answer within {timeout_s:g} s (questions queue "
+                              "there for its one model); raise --timeout, or ask again when it is less busy")
+
+
+class ServerRefusedError(RemoteError):
+    """The server answered with an error status. ``status`` is the HTTP status,
+    ``server_message`` the server's own words, ``error_type`` the server's name for the
+    error class when it sent one (its JSON ``type``)."""
+
+    exit_code = 13
+
+    def __init__(self, url: str, status: int, server_message: str, *, error_type: str | None = None,
+                 token_sent: bool = False):
+        self.status = status
+        self.server_message = server_message
+        self.error_type = error_type
+        self.transient = status in (429, 502, 503, 504)
+        super().__init__(url, _refusal_sentence(url, status, server_message, token_sent))
+
+
+def _refusal_sentence(url: str, status: int, said: str, token_sent: bool) -> str:
+    said = said.strip().rstrip(".") or "no reason given"
+    if status == 401:
+        if token_sent:
+            return (f"the server at {url} rejected the token (401): check --token or KGSTORE_TOKEN "
+                    "against the server's --token")
+        return f"the server at {url} requires a token (401): pass --token TOKEN or set KGSTORE_TOKEN"
+    if status == 403:
+        return f"the server at {url} forbids this request (403): {said}"
+    if status == 404:
+        return (f"the server at {url} has no /ask endpoint (404): give --server the base URL of "
+                "`kgstore serve`, such as http://127.0.0.1:7878")
+    if status == 400:
+        return f"the server at {url} refused the question (400): {said}"
+    if status == 413:
+        return f"the server at {url} refused the request as too large (413): {said}"
+    if status == 503:
+        return f"the server at {url} cannot answer now (503): {said}; ask again later"
+    return f"the server at {url} failed to answer ({status}): {said}"
+
+
+class DiskFullError(StoreError):
+    """A write to the store failed for want of space (ENOSPC, whichever library wrote).
+    What was committed before stays committed: once space is freed, the same command
+    resumes. ``mount`` is the mount point of the full disk, ``detail`` the writer's words."""
+
+    exit_code = 14
+    transient = True
+
+    def __init__(self, path, doing: str, *, mount: str | None = None, detail: str = ""):
+        self.path = str(path)
+        self.doing = doing
+        self.mount = mount
+        self.detail = detail
+        disk = f"the disk mounted at {mount}" if mount else "the disk holding it"
+        said = f" ({detail.strip()})" if detail.strip() else ""
+        super().__init__(f"no space left on device while {doing} {self.path}{said}: free space on {disk} "
+                         "and rerun the same command to resume; everything committed before is kept")

@@ -159,3 +159,13 @@ def test_max_errors_fails_with_clear_message_and_keeps_good_lines(tmp_path, shar
     rejects = json.loads(run("rejects", store, "--format", "json").output)
     assert rejects and all(r["reason"] for r in rejects)
     assert json.loads(run("stats", store, "--format", "json").output)["triples"] > 0
+
+
+def test_tables_print_brackets_in_titles_and_values_as_written(capsys):
+    # rich reads "[cambridge]" as markup unless it is given as Text; a linked mention or a
+    # "[ENT: ...]" refusal would lose its words.
+    from kgstore.cli._common import emit_rows
+
+    emit_rows([{"value": "[ENT: Barack Obama]"}], ["value"], "table", title="Entities for 'born in [cambridge]'")
+    out = capsys.readouterr().out
+    assert "[cambridge]" in out and "[ENT: Barack Obama]" in out

@@ -1,11 +1,12 @@
 """Shared pieces of the CLI: the STORE argument, opening stores, printing results."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import sys
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
@@ -48,12 +49,14 @@ def emit_rows(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, title: 
     else:
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
-        table = Table(title=title, show_lines=False)
+        # Text, not str: rich would read "[cambridge]" in a title or a value as markup and drop it.
+        table = Table(title=Text(title) if title else None, show_lines=False)
         for c in columns:
             table.add_column(c, overflow="fold")
         for r in rows:
-            table.add_row(*[_cell(r.get(c)) for c in columns])
+            table.add_row(*[Text(_cell(r.get(c))) for c in columns])
         Console(width=max(100, Console().width)).print(table)
 
 
@@ -72,6 +75,26 @@ def stderr_console():
 
 def is_interactive() -> bool:
     return sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, total: int, stats: str, *, done: int = 0, **fields) -> Iterator[Callable[..., None]]:
+    """A progress bar on stderr for a run of ``total`` questions (of which ``done`` are
+    finished before it starts): the label, the bar, done/total, ``stats`` (a rich format
+    string over ``task.fields``, e.g. ``"{task.fields[sec]:.1f} s/q"``) and the time left.
+    Yields ``update(done, **fields)``; when stderr is not a terminal, no bar is drawn and
+    ``update`` does nothing."""
+    if not is_interactive():
+        yield lambda done, **fields: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    # Output written meanwhile (JSON lines) must stay on stdout when that is a pipe; only a
+    # terminal's stdout is routed above the bar.
+    with Progress(TextColumn(f"[bold]{label}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn(stats),
+                  TimeRemainingColumn(), console=stderr_console(), redirect_stdout=sys.stdout.isatty()) as progress:
+        task = progress.add_task(label, total=total, completed=done, **fields)
+        yield lambda done, **fields: progress.update(task, completed=done, **fields)
 
 
 def iter_nonempty(lines: Iterable[str]) -> Iterable[str]:

@@ -1,4 +1,4 @@
-"""`kgstore serve`: the store over HTTP (SPARQL 1.1 Protocol and JSON endpoints)."""
+"""`kgstore serve`: the store over HTTP (SPARQL 1.1 Protocol, JSON endpoints, a web page)."""
 from __future__ import annotations
 
 import ipaddress
@@ -14,7 +14,8 @@ from ._common import STORE_ARG
               help="Address to bind. Anything but loopback exposes the store to the network: add --token.")
 @click.option("--port", type=click.IntRange(0, 65535), default=7878, show_default=True)
 @click.option("--token", envvar="KGSTORE_TOKEN", default=None,
-              help="Require 'Authorization: Bearer TOKEN' on every request but /health (or set KGSTORE_TOKEN).")
+              help="Require 'Authorization: Bearer TOKEN' on every data request (all but /health and the "
+                   "page's own files; the page asks for the token once per tab). Or set KGSTORE_TOKEN.")
 @click.option("--cors", "cors", multiple=True, metavar="ORIGIN",
               help="Allow browser pages from ORIGIN (repeatable). CORS is off by default.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.001), default=None,
@@ -32,13 +33,24 @@ def serve_cmd(store, host, port, token, cors, timeout_s, max_rows, max_body_byte
     """Serve STORE over HTTP, read-only, until Ctrl-C.
 
     \b
+    Open http://127.0.0.1:7878/ in a browser for the page: a SPARQL editor (YASGUI, the
+    store's prefixes predeclared, results as CSV or JSON), search and entity linking,
+    entity pages (/ui/entity/Q42) and Ask (the answer, its query and its evidence as a
+    table and a graph, with the model's queue shown). It works offline: its libraries
+    ship inside kgstore. With --token it asks for the token and sends it on each request.
+
+    \b
     Endpoints (http://127.0.0.1:7878 by default):
       /sparql          SPARQL 1.1 Protocol: GET ?query=, POST form, POST application/sparql-query;
                        results as JSON (default), XML, CSV, TSV; graphs as Turtle or N-Triples
       /search          ?q=TEXT&kind=triples|entities|relations|statements|uris&k=10
       /link            ?q=QUESTION or ?q=[mention]&k=10
-      /entity/ID       an entity's label, description, aliases and facts (Q42, wd:Q42, an IRI)
+      /entity/ID       an entity's label, description, aliases and facts (Q42, wd:Q42, an IRI);
+                       &incoming=N adds the facts pointing at it, &qualifiers=true their qualifiers
       /ask             POST {"question": "...", "method": "pseudo-graph"}: the JSON of `kgstore ask`
+      /ask/methods     the QA methods /ask takes, and the default
+      /ask/queue       questions running and waiting for the model (?ticket= for one of them)
+      /prefixes        the prefixes every query has predeclared
       /stats /health   counts; liveness
       /reload          POST: serve the data written since start (by `kgstore ingest`)
 
@@ -49,7 +61,7 @@ def serve_cmd(store, host, port, token, cors, timeout_s, max_rows, max_body_byte
 
     \b
     Examples:
-      kgstore serve ./mystore
+      kgstore serve ./mystore                  # then open http://127.0.0.1:7878/
       curl -H 'Accept: application/sparql-results+json' \\
            'http://127.0.0.1:7878/sparql?query=SELECT+*+WHERE+{+?s+?p+?o+}+LIMIT+3'
       curl 'http://127.0.0.1:7878/search?kind=triples&q=mountains+in+Nepal&k=5'

@@ -1,4 +1,5 @@
-"""`kgstore serve`: the store over HTTP for tools that do not import kgstore.
+"""`kgstore serve`: the store over HTTP for tools that do not import kgstore, and a web
+page on / (SPARQL editor, search, entity pages, Ask) for people.
 
     from kgstore.server import ServeOptions, create_app, serve
     serve("./mystore", ServeOptions(port=7878))          # blocks; uvicorn on 127.0.0.1

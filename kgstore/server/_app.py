@@ -1,5 +1,7 @@
-"""The ASGI app: the SPARQL 1.1 Protocol on /sparql and JSON endpoints for what SPARQL
-cannot do (/search, /link, /entity/{id}, /ask, /stats, /health, /reload).
+"""The ASGI app: the SPARQL 1.1 Protocol on /sparql, JSON endpoints for what SPARQL
+cannot do (/search, /link, /entity/{id}, /ask, /ask/methods, /ask/queue, /prefixes,
+/stats, /health, /reload), their OpenAPI description on /openapi.json (see ``_openapi``)
+and the web page on / (see ``_pages``).
 
 Blocking work never runs on the event loop: SPARQL goes to the query pool
 (:func:`kgstore.run_bounded_async`), catalog and index lookups to a thread one at a
@@ -24,6 +26,13 @@ from starlette.routing import Route
 from .._bounded_query import run_bounded_async
 from ..errors import (KgstoreError, LLMUnavailableError, QueryError, QueryRefusedError, QueryTimeoutError, QAError,
                       StoreClosedError, StoreLockedError, VectorIndexError)
+from ._ask_queue import MAX_TICKET_CHARS
+from ._ask_request import parse_ask
+from ._catch_all import CatchAll
+from ._convertors import ANY_TEXT
+from ._entity_detail import entity_detail
+from ._openapi import ENTITY_LIMIT_DEFAULT, ENTITY_LIMIT_MAX, INCOMING_MAX, K_MAX, openapi_document
+from ._pages import is_page_path, page_routes
 from ._protocol import ProtocolError, choose_format, offered_media_types, parse_request
 from ._state import BadRequest, ServeOptions, ServerState
 
@@ -52,17 +61,23 @@ def create_app(store_path: str | os.PathLike, options: ServeOptions | None = Non
         Route("/update", _update, methods=["GET", "POST"]),
         Route("/search", _search, methods=["GET"]),
         Route("/link", _link, methods=["GET"]),
-        Route("/entity/{ref:path}", _entity, methods=["GET"]),
+        Route(f"/entity/{{ref:{ANY_TEXT}}}", _entity, methods=["GET"]),
         Route("/ask", _ask, methods=["POST"]),
+        Route("/ask/methods", _ask_methods, methods=["GET"]),
+        Route("/ask/queue", _ask_queue, methods=["GET"]),
+        Route("/prefixes", _prefixes, methods=["GET"]),
         Route("/stats", _stats, methods=["GET"]),
         Route("/health", _health, methods=["GET"]),
         Route("/reload", _reload, methods=["POST"]),
+        Route("/openapi.json", _openapi, methods=["GET"]),
+        *page_routes(),
     ]
     middleware = []
     if state.options.cors_origins:
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(state.options.cors_origins),
                                      allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"],
                                      expose_headers=[TRUNCATED_HEADER, MAX_ROWS_HEADER]))
+    middleware.append(Middleware(CatchAll))  # inside CORS, so that a 500 carries its headers too
     middleware.append(Middleware(_Guard, token=state.options.token, max_body_bytes=state.options.max_body_bytes))
 
     @contextlib.asynccontextmanager
@@ -149,7 +164,7 @@ async def _search(request: Request) -> Response:
     text = request.query_params.get("q", "")
     kind = request.query_params.get("kind", "triples")
     try:
-        k = _int_param(request, "k", 10, 1, 1000)
+        k = _int_param(request, "k", 10, 1, K_MAX)
         if kind not in KINDS:
             raise BadRequest(f"unknown kind {kind!r}; choose from: {', '.join(KINDS)}")
         if not text.strip():
@@ -162,7 +177,7 @@ async def _search(request: Request) -> Response:
 async def _link(request: Request) -> Response:
     text = request.query_params.get("q", "")
     try:
-        k = _int_param(request, "k", 10, 1, 1000)
+        k = _int_param(request, "k", 10, 1, K_MAX)
         if not text.strip():
             raise BadRequest("q= (a mention or a question) is required")
     except BadRequest as exc:
@@ -173,15 +188,22 @@ async def _link(request: Request) -> Response:
 async def _entity(request: Request) -> Response:
     ref = request.path_params["ref"]
     try:
-        limit = _int_param(request, "limit", 200, 1, 10_000)
+        limit = _int_param(request, "limit", ENTITY_LIMIT_DEFAULT, 1, ENTITY_LIMIT_MAX)
+        incoming = _int_param(request, "incoming", 0, 0, INCOMING_MAX)
+        qualifiers = _bool_param(request, "qualifiers")
     except BadRequest as exc:
         return _error(exc)
 
     def work(state, snap):
-        view = snap.lookup.entity(ref, max_facts=limit)
-        return None if view is None else view.to_dict(snap.lookup.config.prefixes)
+        return entity_detail(snap.lookup, ref, max_facts=limit, incoming=incoming, qualifiers=qualifiers,
+                             prefixes=snap.lookup.config.prefixes)
 
     return await _lookup(request, work, not_found=f"no entity {ref!r} in this store")
+
+
+async def _prefixes(request: Request) -> Response:
+    """The prefixes every query of this store has predeclared (kgstore.toml)."""
+    return _json(_state(request).snapshot.lookup.config.prefixes)
 
 
 async def _stats(request: Request) -> Response:
@@ -205,38 +227,58 @@ async def _reload(request: Request) -> Response:
 
 
 async def _ask(request: Request) -> Response:
-    """The JSON of `kgstore ask --format json`. Requests queue for the one model."""
+    """The JSON of `kgstore ask --format json`. Requests queue for the one model; an
+    optional ``"ticket"`` (a short string the client picks) lets ``GET /ask/queue?ticket=``
+    say where the request stands meanwhile."""
     state = _state(request)
     try:
-        doc = json.loads(await request.body() or b"{}")
-        if not isinstance(doc, dict):
-            raise BadRequest("the body must be a JSON object")
-        question = doc.get("question")
-        if not isinstance(question, str) or not question.strip():
-            raise BadRequest('"question" (a string) is required')
-        from qa.methods import DEFAULT_METHOD
-
-        method = doc.get("method", DEFAULT_METHOD)
-        options = doc.get("options") or {}
-        if not isinstance(options, dict):
-            raise BadRequest('"options" must be an object of method options')
-        allow_parametric = bool(doc.get("allow_parametric", False))
-        from qa import method_names
-
-        if method not in method_names():
-            from ..errors import UnknownMethodError
-
-            raise UnknownMethodError(method, method_names())
+        ask = parse_ask(await request.body())
         snapshot = state.snapshot
-        async with state.model_lock:
+        async with state.ask_queue.turn(ask.ticket):
             answer = await anyio.to_thread.run_sync(
-                lambda: state.method(snapshot, method, options).answer(question, allow_parametric=allow_parametric))
-    except ValueError as exc:  # json.JSONDecodeError included
-        return _error(BadRequest(f"the body is not valid JSON: {exc}"))
+                lambda: state.method(snapshot, ask.method, ask.options).answer(
+                    ask.question, allow_parametric=ask.allow_parametric))
     except (KgstoreError, BadRequest) as exc:
         return _error(exc)
+    except (ValueError, TypeError) as exc:
+        if not ask.options:  # the method's own bug: the catch-all below answers it
+            raise
+        # A value of the right type the method still cannot work with ("answer_tokens": 0).
+        return _error(BadRequest(f"method {ask.method} cannot run with the options {ask.options}: {exc}"))
     return Response(json.dumps(answer.to_dict(trace=True), ensure_ascii=False, default=str),
                     media_type="application/json")
+
+
+async def _ask_methods(request: Request) -> Response:
+    """The QA methods /ask takes, with one line on each, and the default."""
+    from qa import METHODS
+    from qa.methods import DEFAULT_METHOD
+
+    return _json({"default": DEFAULT_METHOD,
+                  "methods": [{"name": name, "description": line} for name, (_, line) in METHODS.items()]})
+
+
+async def _ask_queue(request: Request) -> Response:
+    """How many questions run and wait for the model; with ?ticket=, where that one stands."""
+    ticket = request.query_params.get("ticket")
+    if ticket is not None and len(ticket) > MAX_TICKET_CHARS:  # no /ask takes it: it cannot be in the queue
+        return _error(BadRequest(f"ticket= must be at most {MAX_TICKET_CHARS} characters"))
+    return _json(_state(request).ask_queue.status(ticket))
+
+
+async def _openapi(request: Request) -> Response:
+    """The OpenAPI description of this server (``_openapi``)."""
+    from qa.methods import DEFAULT_METHOD, method_names, method_options
+
+    methods = {name: method_options(name) for name in method_names()}
+    return _json(openapi_document(kinds=KINDS, methods=methods, default_method=DEFAULT_METHOD))
+
+
+def _bool_param(request: Request, name: str) -> bool:
+    raw = request.query_params.get(name, "false").lower()
+    if raw not in ("true", "false", "1", "0"):
+        raise BadRequest(f"{name}= must be true or false, not {raw!r}")
+    return raw in ("true", "1")
 
 
 def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
@@ -262,8 +304,9 @@ def _error(exc: Exception) -> Response:
 
 # -- token and body size ----------------------------------------------------------------------------
 class _Guard:
-    """Pure ASGI middleware: the bearer token (all paths but /health) and the body size
-    limit (Content-Length checked up front, chunked bodies counted as they arrive)."""
+    """Pure ASGI middleware: the bearer token (all paths but /health and the page's files,
+    which hold no data) and the body size limit (Content-Length checked up front, chunked
+    bodies counted as they arrive)."""
 
     def __init__(self, app, *, token: str | None, max_body_bytes: int):
         self.app = app
@@ -274,7 +317,8 @@ class _Guard:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if self.token and scope["path"] != "/health" and scope["method"] != "OPTIONS":
+        if (self.token and scope["path"] != "/health" and scope["method"] != "OPTIONS"
+                and not is_page_path(scope["path"])):
             given = headers.get("authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
                 response = PlainTextResponse("a valid 'Authorization: Bearer TOKEN' header is required\n",

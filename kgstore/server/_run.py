@@ -21,6 +21,6 @@ def serve(store_path: str | os.PathLike, options: ServeOptions | None = None, *,
     app = create_app(store_path, options)
     if announce:
         announce(f"Serving {store_path} read-only at http://{options.host}:{options.port}/ "
-                 "(SPARQL at /sparql); Ctrl-C stops.")
+                 "(the page at /, SPARQL at /sparql); Ctrl-C stops.")
     uvicorn.run(app, host=options.host, port=options.port, log_level=log_level,
                 limit_concurrency=MAX_CONNECTIONS, timeout_graceful_shutdown=5)

@@ -12,7 +12,6 @@ question at a time, on the one model.
 """
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Any
 
 from .._bounded_query import QueryPool
 from .._store import Store
+from ._ask_queue import AskQueue
 
 
 @dataclass
@@ -57,7 +57,7 @@ class ServerState:
         self.timeout_s = options.timeout_s if options.timeout_s is not None else config.timeout_s
         self.max_rows = options.max_rows if options.max_rows is not None else config.max_rows
         self.lookup_lock = threading.Lock()  # one catalog user at a time on ``lookup``
-        self.model_lock = asyncio.Lock()  # /ask requests queue here for the one model
+        self.ask_queue = AskQueue()  # /ask requests wait here for the one model
         self._llm = llm
         self._llm_lock = threading.Lock()
         self._reload_lock = threading.Lock()
@@ -100,7 +100,7 @@ class ServerState:
             return self._llm
 
     def method(self, snapshot: Snapshot, name: str, options: dict):
-        """The QA method ``name`` with ``options`` on ``snapshot`` (call under ``model_lock``)."""
+        """The QA method ``name`` with ``options`` on ``snapshot`` (call on your ``ask_queue`` turn)."""
         from qa import QAContext, make_method, method_class
 
         key = (name, tuple(sorted((k, repr(v)) for k, v in options.items())))
