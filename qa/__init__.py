@@ -10,11 +10,40 @@ of answers in store facts, and the evaluation harness.
         result.answers, result.answer_iris, result.evidence, result.refused
 
 Every method returns the same :class:`Answer` record; ``qa.eval`` scores any of them.
+
+Where each step lives:
+
+* ``methods/``: the methods by name (``__init__``: the registry, ``make_method``) and what
+  every method is (``_base``: the context, the per-question run, the base class). A method
+  with parts of its own is a package, ``_method`` the method and the rest its own parts:
+
+  - ``pgmr/``: ``_placeholders`` (SPARQL with ``[ENT]``/``[REL]`` placeholders)
+  - ``memq/``: ``_plan`` (plans in words)
+  - ``prograg/``: ``_decomposition``, ``_progressive``, ``_reasoning_paths``,
+    ``_graph_scores``, ``_uncertainty``
+  - ``queryagent/``: ``_state``, ``_grammar``, ``_checks``, ``_tools``
+  - ``pseudo_graph/``: ``_chain``, ``_pruning``
+  - ``cascade.py`` and ``baselines.py`` (io, qsm) have none.
+
+* ``steps/``: what two or more methods share, one module a step: linking and retrieval
+  (``_retrieval``), resolution of names to IRIs (``_resolution``), in-context examples
+  (``_examples``), relation paths (``_paths``) and grounding a drafted chain in them
+  (``_path_grounding``), SPARQL building (``_sparql_build``), the retry loop (``_retry``),
+  triples as prompt text (``_graph_text``), grammars in code (``_gbnf``), grounding
+  answers in store terms (``_grounding``), answering and refusal (``_answering``), and
+  the result records (``_result``).
+* ``llm/``: the model backends, the packaged model and the completion cache.
+* ``prompts/``: the prompt and grammar files, by name.
+* ``sandbox/``: the Cypher and SPARQL sandboxes that text a model wrote runs in.
+* ``eval/``: benchmark readers, scores, reports and sweeps.
+
+A module only one method uses lives in that method's package; a module two or more use
+is a step.
 """
-from ._grounding import iris_missing_from_store, marked_answers, normalise_label
-from ._result import Answer, Evidence, Refusal, TokenUsage
 from .llm import LLM, Completion, ScriptedLLM, llm_from_config
 from .methods import METHODS, MethodRun, QAContext, QAMethod, make_method, method_class, method_names
+from .steps._grounding import iris_missing_from_store, marked_answers, normalise_label
+from .steps._result import Answer, Evidence, Refusal, TokenUsage
 
 __all__ = [
     "Answer", "Evidence", "Refusal", "TokenUsage",

@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 
 from kgstore.config import LLMConfig
-from qa._graph_text import answer_terms_grammar
 from qa.llm import PACKAGED_MODEL_SHA256, llm_from_config, packaged_model_path, verify_model_file
-from qa._answering import answers_in
 from qa.prompts import grammar_text, render_prompt
+from qa.steps._answering import answers_in
+from qa.steps._graph_text import answer_terms_grammar
 
 pytestmark = pytest.mark.llm
 

@@ -13,13 +13,13 @@ from kgstore import Store
 from kgstore.errors import UnknownOptionError
 from kgstore.terms import WD, WDT
 from qa import QAContext, ScriptedLLM, make_method
-from qa._decomposition import SubQuestion, cut_restatement, parse_decomposition
-from qa._graph_scores import nucleus, personalized_pagerank
-from qa._reasoning_paths import ReasoningPath, Step, pack, prefixes
-from qa._progressive import choice_grammar, parse_choices
-from qa._result import Evidence
-from qa._uncertainty import aleatoric_uncertainty, digamma, option_logits
 from qa.llm import CachingLLM, Completion, TokenLogprobs
+from qa.methods.prograg._decomposition import SubQuestion, cut_restatement, parse_decomposition
+from qa.methods.prograg._graph_scores import nucleus, personalized_pagerank
+from qa.methods.prograg._progressive import choice_grammar, parse_choices
+from qa.methods.prograg._reasoning_paths import ReasoningPath, Step, pack, prefixes
+from qa.methods.prograg._uncertainty import aleatoric_uncertainty, digamma, option_logits
+from qa.steps._result import Evidence
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
 

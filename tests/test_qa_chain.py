@@ -1,10 +1,10 @@
 """Pure functions behind the pseudo-graph method's hop-by-hop lookup and its verification
-grammar (qa._chain, qa._graph_text)."""
+grammar (qa.methods.pseudo_graph._chain, qa.steps._graph_text)."""
 from __future__ import annotations
 
-from qa._chain import Lookup, lookup_plan, next_hop_entities
-from qa._graph_text import align_to_ground, answer_terms_grammar, fact_pairs, pair_lines_grammar, parse_triple_lines
-from qa._result import Evidence
+from qa.methods.pseudo_graph._chain import Lookup, lookup_plan, next_hop_entities
+from qa.steps._graph_text import align_to_ground, answer_terms_grammar, fact_pairs, pair_lines_grammar, parse_triple_lines
+from qa.steps._result import Evidence
 
 CURIE, IRENE, EVE = "ex:pierre_curie", "ex:irene", "ex:eve"
 
@@ -96,7 +96,7 @@ def test_a_single_valued_fact_named_brings_its_siblings():
 
 
 def test_pruning_can_score_an_entity_by_its_best_triples():
-    from qa._pruning import prune
+    from qa.methods.pseudo_graph._pruning import prune
 
     facts = [hit("ex:film", "Are You Here", f"ex:r{i}", f"ex:o{i}", f"o{i}", score)
              for i, score in enumerate([0.8, 0.7, 0.6, 0.3, 0.2])]
@@ -126,7 +126,7 @@ def test_a_node_linked_to_itself_looks_up_its_far_end():
 
 
 def test_a_list_answer_keeps_the_items_the_evidence_holds():
-    from qa._grounding import ground_answers
+    from qa.steps._grounding import ground_answers
 
     facts = [hit("ex:sw", "siegfried wagner", "ex:profession", "ex:composer", "composer", 0.7),
              hit("ex:sw", "siegfried wagner", "ex:profession", "ex:conducting", "conducting", 0.7)]
@@ -138,7 +138,7 @@ def test_a_list_answer_keeps_the_items_the_evidence_holds():
 
 
 def test_hop_facts_are_those_of_reached_entities_the_fixed_graph_leads_to():
-    from qa.methods.pseudo_graph import hop_facts
+    from qa.methods.pseudo_graph._method import hop_facts
 
     joe = [hit("ex:joe", "joe keaton", "ex:profession", "ex:actor", "actor", 0.5),
            hit("ex:joe", "joe keaton", "ex:gender", "ex:male", "male", 0.45)]

@@ -8,7 +8,7 @@ from kgstore import Store
 from kgstore.errors import LLMRequestError, LLMUnavailableError, UnknownMethodError, UnknownOptionError
 from kgstore.terms import WD, WDT
 from qa import QAContext, ScriptedLLM, make_method, method_names
-from qa._graph_text import parse_triple_lines
+from qa.steps._graph_text import parse_triple_lines
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
 

@@ -12,10 +12,10 @@ from kgstore import Store
 from kgstore.config import LLMConfig
 from kgstore.terms import WD, WDT
 from qa import QAContext, ScriptedLLM, make_method
-from qa._agent_checks import check_action
-from qa._agent_grammar import step_grammar
-from qa._agent_state import Action, AgentState, Binding, Entity, Fact, Link, Relation
-from qa._agent_tools import AgentTools
+from qa.methods.queryagent._checks import check_action
+from qa.methods.queryagent._grammar import step_grammar
+from qa.methods.queryagent._state import Action, AgentState, Binding, Entity, Fact, Link, Relation
+from qa.methods.queryagent._tools import AgentTools
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
 

@@ -9,10 +9,10 @@ from kgstore import Store
 from kgstore.errors import SparqlSyntaxError, UnsafeQueryError
 from kgstore.terms import WD, WDT
 from qa import QAContext, ScriptedLLM, make_method
-from qa._plan import parse_plan
-from qa._retrieval import StatementMemory
-from qa.methods.memq import MemQMethod, rebuild
+from qa.methods.memq._method import MemQMethod, rebuild
+from qa.methods.memq._plan import parse_plan
 from qa.sandbox import check_sparql, run_sparql
+from qa.steps._retrieval import StatementMemory
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
 
@@ -72,7 +72,7 @@ ANDES_CAPITALS = {"Buenos Aires", "Sucre", "Santiago", "Bogotá", "Quito", "Lima
 
 
 def test_relation_paths_enumerates_real_paths_with_what_they_reach(store):
-    from qa._paths import relation_paths
+    from qa.steps._paths import relation_paths
 
     paths = relation_paths(store, "Andes", ANDES, lambda ps: [0.0] * len(ps), beam=50)
     by_steps = {tuple((iri.rsplit("/", 1)[1], back) for iri, back in p.steps): p for p in paths}
@@ -101,7 +101,7 @@ def test_pgmr_grounds_a_draft_with_the_wrong_structure_in_a_real_path(store):
 
 
 def test_path_answers_are_read_against_the_question_without_its_topic(store):
-    from qa._paths import PathScorer, without_words
+    from qa.steps._paths import PathScorer, without_words
 
     index = QAContext(store=store, llm=ScriptedLLM([])).get_index()
     scorer = PathScorer(index.embed, CAPITALS_QUESTION, ["country", "capital"], hops_hint={1})
@@ -116,7 +116,7 @@ def test_path_answers_are_read_against_the_question_without_its_topic(store):
 
 
 def test_a_relation_written_into_an_entity_name_is_read_as_the_first_hop(store):
-    from qa._resolution import entity_choices
+    from qa.steps._resolution import entity_choices
 
     index = QAContext(store=store, llm=ScriptedLLM([])).get_index()
     question = "What are the capitals of the Andes's countries?"
@@ -282,7 +282,7 @@ def test_memq_refuses_an_entity_the_store_lacks(store):
 
 # -- pure steps ------------------------------------------------------------------------------
 def test_placeholder_query_parse_build_and_repairs():
-    from qa._placeholders import PlaceholderSyntaxError, parse_placeholder_query
+    from qa.methods.pgmr._placeholders import PlaceholderSyntaxError, parse_placeholder_query
 
     q = parse_placeholder_query("SELECT DISTINCT ?x WHERE { [ENT: Joel Zwick] [REL: directed] ?f . "
                                 "?f [REL: in language] ?x FILTER(?x != [ENT: English]) } ORDER BY DESC(?x) LIMIT 1")
@@ -314,7 +314,7 @@ def test_placeholder_query_parse_build_and_repairs():
 
 
 def test_plan_parse_and_bracketing_of_the_question_entities():
-    from qa._plan import PlanSyntaxError, bracket_names
+    from qa.methods.memq._plan import PlanSyntaxError, bracket_names
 
     plan = parse_plan("1. Find the films directed by [Joel Zwick], assign it to ?f.\n"
                       "2. Find the language of ?f, assign it to ?l.\n3. The answer is ?l.")
@@ -330,7 +330,7 @@ def test_plan_parse_and_bracketing_of_the_question_entities():
 
 def test_examples_are_real_paths_scored_hop_by_hop():
     from kgstore import Edge
-    from qa._examples import closest, example_paths, hop_texts, path_similarity
+    from qa.steps._examples import closest, example_paths, hop_texts, path_similarity
 
     edges = [Edge("A", "p17", "C1", "Andes", "country", "Chile", False),
              Edge("M", "p4552", "A", "Aconcagua", "mountain range", "Andes", False)]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .._gbnf import gbnf_literal
+from ..steps._gbnf import gbnf_literal
 
 _RULE_START = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*::=", re.MULTILINE)
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "[": "[", "]": "]"}

@@ -1,6 +1,9 @@
-"""QA methods by name. The registry is lazy: naming a method imports only its module.
+"""QA methods by name. The registry is lazy: naming a method imports only its module (or
+its package, for a method with parts of its own).
 
-Adding a method: write a :class:`QAMethod` subclass and add one line to ``METHODS``.
+Adding a method: write a :class:`QAMethod` subclass and add one line to ``METHODS``. Its
+own parts go in a package beside it (``pgmr/``: ``__init__`` exports the class,
+``_method`` holds it); steps it shares with other methods go in :mod:`qa.steps`.
 """
 from __future__ import annotations
 

@@ -9,11 +9,11 @@ from typing import Any, ClassVar
 
 from kgstore.errors import LLMUnavailableError, QAError, VectorIndexError
 
-from .. import _sparql_build as sb
-from .._answering import refuse
-from .._result import Answer, Refusal, TokenUsage
 from ..llm import LLM, Completion
 from ..prompts import render_prompt
+from ..steps import _sparql_build as sb
+from ..steps._answering import refuse
+from ..steps._result import Answer, Refusal, TokenUsage
 
 
 _INDEX_NOUNS = {"triples": "triple", "entities": "entity", "relations": "relation", "statements": "statement memory",

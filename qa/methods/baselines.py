@@ -7,11 +7,11 @@
 """
 from __future__ import annotations
 
-from .._answering import ask_for_answers, parametric_answers, parametric_result
-from .._graph_text import labelled, triple_lines
-from .._grounding import ground_answers
-from .._result import Answer, Refusal
-from .._retrieval import search_triples
+from ..steps._answering import ask_for_answers, parametric_answers, parametric_result
+from ..steps._graph_text import labelled, triple_lines
+from ..steps._grounding import ground_answers
+from ..steps._result import Answer, Refusal
+from ..steps._retrieval import search_triples
 from ._base import MethodRun, QAContext, QAMethod
 
 

@@ -8,7 +8,7 @@ stands: nothing else would find it either, and a namesake's facts would only mis
 """
 from __future__ import annotations
 
-from .._result import Answer
+from ..steps._result import Answer
 from ._base import MethodRun, QAContext, QAMethod
 
 # Refusals that mean "the store has no such thing": no fallback.

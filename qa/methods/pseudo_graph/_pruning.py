@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ._graph_text import labelled, triple_lines
-from ._grounding import normalise_label
-from ._result import Evidence
+from ...steps._graph_text import labelled, triple_lines
+from ...steps._grounding import normalise_label
+from ...steps._result import Evidence
 
 _YEAR = re.compile(r"^([+-]?\d{1,4})(?:-(\d\d)(?:-(\d\d))?)?")
 
@@ -127,7 +127,7 @@ def order_triples(triples: Sequence[Evidence]) -> list[Evidence]:
 
 def ground_graph_text(groups: Sequence[EntityGroup]) -> str:
     """The ground graph as prompt text: one block per entity (in the order given), one
-    line per relation with its values (see :mod:`qa._graph_text`)."""
+    line per relation with its values (see :mod:`qa.steps._graph_text`)."""
     seen: set[tuple] = set()
     blocks = []
     for group in groups:

@@ -7,9 +7,11 @@
 2. **Semantic query**: each pseudo-triple, written like the triple index's texts
    (``subject | relation | object``), fetches its top ``top_k`` store triples. Lookups go
    hop by hop from the entities the question names; a guessed intermediate entity is
-   replaced by the store entities the previous hop led to (:mod:`qa._chain`), and a
+   replaced by the store entities the previous hop led to
+   (:mod:`qa.methods.pseudo_graph._chain`), and a
    start the model renamed by the entity the question names.
-3. **Pruning** (no LLM, :mod:`qa._pruning`): k = the number of distinct entities looked
+3. **Pruning** (no LLM,
+   :mod:`qa.methods.pseudo_graph._pruning`): k = the number of distinct entities looked
    up (pseudo-graph subjects, or the store entities standing in for them); keep k
    retrieved entities (name match, then popularity), score each by the mean similarity of
    its best ``score_top`` (3) triples, drop those under ``threshold`` (0.55 by default,
@@ -17,7 +19,7 @@
 4. **Verification**: the LLM rewrites the pseudo-graph against the ground graph (delete
    unsupported, replace conflicting, add missing): the fixed graph. A grammar lets it name
    only ground facts (``subject | relation``), whose values then come from the ground
-   graph (:func:`qa._graph_text.align_to_ground`): a 1.5B model copies lists badly and
+   graph (:func:`qa.steps._graph_text.align_to_ground`): a 1.5B model copies lists badly and
    slowly, so the ground graph's values win and unsupported lines cannot be written. Each
    lookup's best hit and the facts a short chain reached join the fixed graph whatever
    the model names, because it often leaves out exactly those.
@@ -34,17 +36,17 @@ import re
 
 from kgstore.errors import CypherSyntaxError
 
-from .._answering import ask_for_answers, supporting_evidence
-from .._chain import lookup_plan, next_hop_entities
-from .._graph_text import align_to_ground, fact_pairs, labelled, pair_lines_grammar, parse_triple_lines, triple_lines
-from .._grounding import ground_answers, normalise_label
-from .._pruning import EntityGroup, ground_graph_text, order_triples, prune
-from .._result import Answer, Evidence
-from .._retrieval import entity_popularity, exact_entities, search_triples_about, search_triples_many
-from .._retry import RetryWith, generate_checked, syntax_retry
-from ..prompts import grammar_text
-from ..sandbox import run_pseudo_graph
-from ._base import MethodRun, QAContext, QAMethod
+from ...prompts import grammar_text
+from ...sandbox import run_pseudo_graph
+from ...steps._answering import ask_for_answers, supporting_evidence
+from ...steps._graph_text import align_to_ground, fact_pairs, labelled, pair_lines_grammar, parse_triple_lines, triple_lines
+from ...steps._grounding import ground_answers, normalise_label
+from ...steps._result import Answer, Evidence
+from ...steps._retrieval import entity_popularity, exact_entities, search_triples_about, search_triples_many
+from ...steps._retry import RetryWith, generate_checked, syntax_retry
+from .._base import MethodRun, QAContext, QAMethod
+from ._chain import lookup_plan, next_hop_entities
+from ._pruning import EntityGroup, ground_graph_text, order_triples, prune
 
 # The research drops entities whose retrieved triples have mean similarity under 0.7. With
 # all-MiniLM-L6-v2 (the default encoder) the right entity often scores 0.62-0.68 on MetaQA
@@ -150,7 +152,8 @@ class PseudoGraphMethod(QAMethod):
 
         A pseudo-triple is looked up from its known end: an entity the question names, or
         one the hop before reached. A guessed intermediate entity is replaced by the store
-        entities that hop led to (:mod:`qa._chain`). When the known end is a store entity
+        entities that hop led to
+        (:mod:`qa.methods.pseudo_graph._chain`). When the known end is a store entity
         (by exact name, or reached), the search is over that entity's triples; otherwise
         over the whole triple index. Returns (the name the hits are about, hits) per query,
         the (IRI, label, hits) of :meth:`extend_short_chain`, and each lookup's best hit."""

@@ -2,25 +2,26 @@
 toolbox on the store, and deterministic checks after each action correct it selectively.
 
 1. **Link** the question's entities by name; each gets an id the model can write.
-2. **Example.** A real path around the question's entity (:mod:`qa._examples`), run
+2. **Example.** A real path around the question's entity (:mod:`qa.steps._examples`), run
    through the real toolbox, is shown as one worked trajectory: its observations are what
    the store returned.
 3. **Act.** At most ``max_steps`` actions, each a thought then one action at temperature
-   0, held by a grammar generated from the state (:mod:`qa._agent_grammar`): the actions
+   0, held by a grammar generated from the state
+   (:mod:`qa.methods.queryagent._grammar`): the actions
    and arguments valid now. The first ``get_relations`` (on the best-linked entity), the
    relations of a newly bound variable and the ``execute`` after ``set_answer`` are the
    only sensible next moves and cost no model call. Observations older than two steps are
    folded.
 4. **Check and correct** (``correction``, on by default). Before an action runs, format,
-   validity and rationality checks (:mod:`qa._agent_checks`); when it runs, execution
-   checks (:mod:`qa._agent_tools`). What can be fixed without the model is (a label
+   validity and rationality checks (:mod:`qa.methods.queryagent._checks`); when it runs, execution
+   checks (:mod:`qa.methods.queryagent._tools`). What can be fixed without the model is (a label
    written for an id; an empty ``add_fact`` read the other way round). Otherwise the model
    is shown the guideline for that check (``queryagent_guidelines.md``) and redoes only
    that step, with the failed choice taken out of its grammar. When no check fires, no
    call is spent on reflection. With ``correction=false`` actions run as written and a
    failed one is only reported.
 5. **Ground and read** (``ground``, on by default). A query whose facts name one entity
-   is a draft, grounded as pgmr's drafts are (:mod:`qa._path_grounding`): its relations'
+   is a draft, grounded as pgmr's drafts are (:mod:`qa.steps._path_grounding`): its relations'
    words rank the store's real paths from the entity, up to one hop longer than it wrote
    (a plan one hop short is this agent's commonest miss); the model reads the facts of
    the best few and marks the answer, and the path holding the mark is the query. The
@@ -35,17 +36,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from .._agent_checks import Check, check_action
-from .._agent_grammar import step_grammar
-from .._agent_state import Action, AgentState, Entity, StepFormatError, parse_step, plan_in, slug
-from .._agent_tools import AgentTools, Outcome
-from .._examples import ExamplePath, Hop, question_similarity, store_paths
-from .._path_grounding import ChainDraft, PathGrounder
-from .._resolution import Choice
-from .._result import Answer
-from .._retrieval import question_entities
-from ..prompts import prompt_text
-from ._base import MethodRun, QAContext, QAMethod
+from ...prompts import prompt_text
+from ...steps._examples import ExamplePath, Hop, question_similarity, store_paths
+from ...steps._path_grounding import ChainDraft, PathGrounder
+from ...steps._resolution import Choice
+from ...steps._result import Answer
+from ...steps._retrieval import question_entities
+from .._base import MethodRun, QAContext, QAMethod
+from ._checks import Check, check_action
+from ._grammar import step_grammar
+from ._state import Action, AgentState, Entity, StepFormatError, parse_step, plan_in, slug
+from ._tools import AgentTools, Outcome
 
 KEEP_OBSERVATIONS = 2
 EXAMPLE_LISTING = 5  # relation lines per listing in the example

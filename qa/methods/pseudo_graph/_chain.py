@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection, Sequence
 
-from ._grounding import normalise_label
+from ...steps._grounding import normalise_label
+from ...steps._result import Evidence
 from ._pruning import anchor
-from ._result import Evidence
 
 PseudoTriple = tuple[str, str, str]
 

@@ -4,7 +4,7 @@ end in when what the model wrote is a chain from one named entity to the answer.
 A 1.5B model writes the *words* of a multi-hop question well and its *structure* badly (a
 relation in the wrong direction, two patterns hanging off the topic where the question
 walks a chain, one hop too few). So only the draft's words are trusted: the store
-enumerates the relation paths of one to three hops from the entity (:mod:`qa._paths`),
+enumerates the relation paths of one to three hops from the entity (:mod:`qa.steps._paths`),
 the encoder ranks them against the question and the draft's relation words, the best few
 and the best of each length run in the sandbox, and each one's answers are read against
 the question (people where it asks "who", films where it asks for films). The best that

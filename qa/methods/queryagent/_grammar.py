@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ._agent_state import FILTER_OPS, AgentState
-from ._gbnf import Chars, Grammar, Ref
+from ...steps._gbnf import Chars, Grammar, Ref
+from ._state import FILTER_OPS, AgentState
 
 THOUGHT_CHARS = 160
 

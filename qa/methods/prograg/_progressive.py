@@ -8,10 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from ._examples import Hop, hop_phrase
+from ...steps._examples import Hop, hop_phrase
+from ...steps._retrieval import edge_evidence
 from ._graph_scores import personalized_pagerank, scaled
 from ._reasoning_paths import ReasoningPath, Step
-from ._retrieval import edge_evidence
 
 LETTERS = "ABCDEFGHIJKLMNOP"
 NONE = "None"

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..prompts import grammar_text
 from ._graph_text import answer_terms_grammar
 from ._grounding import StoreTerm, evidence_mentioning, marked_answers, normalise_label, terms_by_label
 from ._result import Answer, Evidence, Refusal
-from .prompts import grammar_text
 
 _UNKNOWN = {"unknown", "none", "n a", "no answer", "not known"}
 

@@ -4,7 +4,7 @@ widening a choice the model was unsure of.
 
 1. **Decompose.** The model names the question's key entities and writes, per entity, a
    chain of sub-questions (``[ANS1]`` for the answer before) with each answer's type
-   (:mod:`qa._decomposition`); the chain's length is the number of hops. A sub-question
+   (:mod:`qa.methods.prograg._decomposition`); the chain's length is the number of hops. A sub-question
    that restates the one before (cosine ≥ ``restatement``, 0.85) ends the chain: a 1.5B
    model often adds one. Each entity is linked by name. With ``decompose=False`` (the ablation) the whole question is asked at
    every hop, for ``hops_without_decomposition`` hops, until the model picks nothing.
@@ -14,7 +14,8 @@ widening a choice the model was unsure of.
    type. The facts along the kept relations extend the paths; each is scored by its
    similarity to the sub-question plus ``structure_weight`` × the personalized PageRank of
    its end from the topic entity over the facts read so far (the research's trained GNN
-   replaced by a graph statistic, :mod:`qa._graph_scores`). A nucleus of ends is kept
+   replaced by a graph statistic,
+   :mod:`qa.methods.prograg._graph_scores`). A nucleus of ends is kept
    (top-p 0.9 of softmax(score / 0.1), between 5 and 10 entities), and the model picks up
    to ``max_picks`` (3) of their facts that answer the sub-question, or None. A picked
    fact stands for the nucleus facts of the same relation read the same way (the model
@@ -23,7 +24,7 @@ widening a choice the model was unsure of.
    (``ask_single_relation=True`` asks anyway).
 3. **Uncertainty gate.** The raw logits of the pick's first token, over the reply's
    options (the facts' letters and None, k = min(5, options)), give the aleatoric
-   uncertainty AU (:mod:`qa._uncertainty`); when AU exceeds ``au_threshold``, the
+   uncertainty AU (:mod:`qa.methods.prograg._uncertainty`); when AU exceeds ``au_threshold``, the
    retriever's top ``gate_extra`` (4) facts join the pick.
    A backend that exposes no raw logits leaves the gate closed (traced as ``au: null``).
 4. **Prefixes and repacking.** Every prefix of every path found is a candidate (a question
@@ -37,17 +38,17 @@ widening a choice the model was unsure of.
 """
 from __future__ import annotations
 
-from .._answering import ask_for_answers
-from .._decomposition import Chain, cut_restatement, parse_decomposition, undecomposed
-from .._graph_scores import nucleus
-from .._grounding import normalise_label
-from .._reasoning_paths import ReasoningPath, distinct, pack, packed_facts, prefixes
-from .._progressive import (LETTERS, NONE, choice_grammar, combined_scores, expand, lettered, parse_choices, readings)
-from .._result import Answer
-from .._retrieval import entity_edges, exact_entities, question_entities, similarities
-from .._uncertainty import aleatoric_uncertainty, option_logits
-from ..prompts import grammar_text
-from ._base import MethodRun, QAContext, QAMethod
+from ...prompts import grammar_text
+from ...steps._answering import ask_for_answers
+from ...steps._grounding import normalise_label
+from ...steps._result import Answer
+from ...steps._retrieval import entity_edges, exact_entities, question_entities, similarities
+from .._base import MethodRun, QAContext, QAMethod
+from ._decomposition import Chain, cut_restatement, parse_decomposition, undecomposed
+from ._graph_scores import nucleus
+from ._progressive import (LETTERS, NONE, choice_grammar, combined_scores, expand, lettered, parse_choices, readings)
+from ._reasoning_paths import ReasoningPath, distinct, pack, packed_facts, prefixes
+from ._uncertainty import aleatoric_uncertainty, option_logits
 
 # The research's value. On Qwen2.5-1.5B's logits (14-19, close together) AU hardly moves
 # within one k: 1.077-1.079 at k = 3, 1.361-1.364 at k = 4, 1.583-1.586 at k = 5 over 95

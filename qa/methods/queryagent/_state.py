@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
-from . import _sparql_build as sb
+from ...steps import _sparql_build as sb
 
 ACTIONS: dict[str, int] = {
     # name: number of arguments

@@ -4,7 +4,7 @@ statement memories, rebuild SPARQL by rules, execute.
 1. **Plan.** The model writes numbered steps (``Find ... assign it to ?f``, ``Make sure
    ...``, ``Rank ?f by ...``, ``The answer is ?l``), entities in brackets; a grammar holds
    it to that shape, and the examples are paths read from the store around the entities
-   the question names (:mod:`qa._examples`).
+   the question names (:mod:`qa.steps._examples`).
 2. **Bind entities.** Each bracketed name resolves as pgmr's ``[ENT]`` does (an exact
    name 1.0, and so is a label the question writes whole with a relation written in as a
    possessive, "[X's heir]", whose words become the chain's first hop; else the URI
@@ -12,7 +12,7 @@ statement memories, rebuild SPARQL by rules, execute.
 3. **Ground a chain.** A plan of Find steps from one named entity is a walk: its steps'
    words rank the store's real relation paths from the entity, one hop per step as the
    length hint, and the best path that returns rows (its answers read against the
-   question) is the query, as in pgmr (:mod:`qa._path_grounding`; ``paths=False`` turns
+   question) is the query, as in pgmr (:mod:`qa.steps._path_grounding`; ``paths=False`` turns
    it off). A plan with a condition, a ranking or two entities, or a chain no path
    answers, goes on to recall.
 4. **Recall.** Each step is searched in the statement memories (patterns the store's own
@@ -37,17 +37,17 @@ import numpy as np
 
 from kgstore.terms import expand
 
-from .. import _sparql_build as sb
-from .._examples import store_examples
-from .._path_grounding import ChainDraft, PathGrounder
-from .._plan import Plan, PlanSyntaxError, bracket_names, parse_plan
-from .._resolution import entity_choices, weak_choice
-from .._result import Answer
-from .._retrieval import StatementMemory, question_entities, search_statements
-from .._retry import generate_checked, parse_or_retry
-from ..prompts import grammar_text
-from ._base import MethodRun, QAContext, QAMethod
-from .pgmr import DEFAULT_THRESHOLD
+from ...prompts import grammar_text
+from ...steps import _sparql_build as sb
+from ...steps._examples import store_examples
+from ...steps._path_grounding import ChainDraft, PathGrounder
+from ...steps._resolution import entity_choices, weak_choice
+from ...steps._result import Answer
+from ...steps._retrieval import StatementMemory, question_entities, search_statements
+from ...steps._retry import generate_checked, parse_or_retry
+from .._base import MethodRun, QAContext, QAMethod
+from ..pgmr import DEFAULT_THRESHOLD
+from ._plan import Plan, PlanSyntaxError, bracket_names, parse_plan
 
 # With the step's known end written as ?e1 (PlanStep.search_text), a step that names its
 # relation plainly finds its memory at 0.85-0.93 (MetaQA and PathQuestion dev); the same
@@ -128,7 +128,7 @@ class MemQMethod(QAMethod):
     # -- 3. ground a chain in the store's real paths -------------------------------------
     def ground(self, index, question: str, plan: Plan, entities, run: MethodRun):
         """A plan that walks from one entity through Find steps is grounded as pgmr's
-        drafts are (:mod:`qa._path_grounding`): its steps' words rank the store's real
+        drafts are (:mod:`qa.steps._path_grounding`): its steps' words rank the store's real
         paths from the entity, one hop per step as the length hint. None when no path
         returns rows, and the plan is then rebuilt from its recalled memories."""
         anchor = entities[plan.entities[0]][0]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ._agent_state import ACTIONS, FILTER_OPS, NUMBER, VARIABLE, Action, AgentState
-from ._gbnf import Grammar
+from ...steps._gbnf import Grammar
+from ._state import ACTIONS, FILTER_OPS, NUMBER, VARIABLE, Action, AgentState
 
 KINDS = ("format", "validity", "rationality", "execution")
 

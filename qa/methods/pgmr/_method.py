@@ -3,7 +3,7 @@ the store's memories resolve them, and the executed query answers.
 
 1. **Examples from the store.** Around the entities the question names, real paths of one
    and two hops are read from the store and written as placeholder queries
-   (:mod:`qa._examples`); the few closest in meaning to the question are shown.
+   (:mod:`qa.steps._examples`); the few closest in meaning to the question are shown.
 2. **Generate.** The model writes the query with no identifiers, every entity as
    ``[ENT: name]`` and every relation as ``[REL: words]``; a GBNF grammar holds it to that
    shape. Text that still does not parse goes back once with the reason.
@@ -15,8 +15,8 @@ the store's memories resolve them, and the executed query answers.
    scores under the threshold ends the question with a refusal that names it.
 4. **Ground.** When the query is a chain from one named entity, only its words are
    trusted: the store enumerates the real relation paths of one to three hops from that
-   entity (:mod:`qa._paths`), they are ranked against the question and the query's
-   relation words (:mod:`qa._path_grounding`, where memq's plans end too); the best few
+   entity (:mod:`qa.steps._paths`), they are ranked against the question and the query's
+   relation words (:mod:`qa.steps._path_grounding`, where memq's plans end too); the best few
    and the best of each length run, each one's answers are read against the question
    (``answer_weight``: people where it asks "who", films where it asks for films), and
    the best that returns rows is the final query (``paths=False`` turns this off).
@@ -37,15 +37,15 @@ import itertools
 
 import numpy as np
 
-from .. import _sparql_build as sb
-from .._examples import store_examples
-from .._path_grounding import ChainDraft, PathGrounder
-from .._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
-from .._resolution import entity_choices, relation_choices, weak_choice
-from .._result import Answer
-from .._retry import generate_checked, parse_or_retry
-from ..prompts import grammar_text
-from ._base import MethodRun, QAContext, QAMethod
+from ...prompts import grammar_text
+from ...steps import _sparql_build as sb
+from ...steps._examples import store_examples
+from ...steps._path_grounding import ChainDraft, PathGrounder
+from ...steps._resolution import entity_choices, relation_choices, weak_choice
+from ...steps._result import Answer
+from ...steps._retry import generate_checked, parse_or_retry
+from .._base import MethodRun, QAContext, QAMethod
+from ._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
 
 # Calibrated with `kgstore eval --sweep threshold=0.5:0.95:0.05` on MetaQA 1-hop dev and its
 # not-in-store version (README: the threshold sweep): refusal of absent names rose from 0.23
@@ -148,7 +148,7 @@ class PGMRMethod(QAMethod):
 
     def ground(self, index, question: str, query: PlaceholderQuery, entities, run: MethodRun):
         """The draft's words grounded in the store's relation paths from its entity
-        (:mod:`qa._path_grounding`); with ``choose_path`` the model picks among the paths
+        (:mod:`qa.steps._path_grounding`); with ``choose_path`` the model picks among the paths
         that return rows. None when none does."""
         anchor = entities[query.entities()[0]][0]
         draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ._sparql_build import BuiltQuery, TriplePattern, exclude_filter
+from ...steps._sparql_build import BuiltQuery, TriplePattern, exclude_filter
 
 _PLACEHOLDER = re.compile(r"\[(ENT|REL):\s*([^\[\]]+?)\s*\]")
 _QUERY = re.compile(r"^\s*SELECT\s+(?P<proj>.+?)\s+WHERE\s*\{\s*(?P<body>.*?)\s*(?P<filter>FILTER\s*\(.*\))?\s*\}"

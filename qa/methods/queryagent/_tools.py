@@ -23,12 +23,12 @@ import pyoxigraph as ox
 
 from kgstore.errors import QueryError, UnsafeQueryError
 
-from . import _sparql_build as sb
-from ._agent_checks import Check
-from ._agent_state import VARIABLE, Action, AgentState, Binding, Fact, Filter, Link
-from ._examples import Hop, hop_phrase
-from ._retrieval import entity_edges, is_mediator, store_labels
-from .sandbox import run_sparql
+from ...sandbox import run_sparql
+from ...steps import _sparql_build as sb
+from ...steps._examples import Hop, hop_phrase
+from ...steps._retrieval import entity_edges, is_mediator, store_labels
+from ._checks import Check
+from ._state import VARIABLE, Action, AgentState, Binding, Fact, Filter, Link
 
 SAMPLE = 3
 
@@ -63,7 +63,7 @@ class AgentTools:
 
     # -- dispatch ---------------------------------------------------------------------------
     def apply(self, state: AgentState, action: Action) -> Outcome:
-        """Apply an action that passed :func:`qa._agent_checks.check_action`."""
+        """Apply an action that passed :func:`qa.methods.queryagent._checks.check_action`."""
         return getattr(self, action.name)(state, *action.args)
 
     # -- get_relations ------------------------------------------------------------------------

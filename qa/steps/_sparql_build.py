@@ -14,11 +14,11 @@ import pyoxigraph as ox
 
 from kgstore.errors import QueryError, UnsafeQueryError
 
+from ..sandbox import run_sparql
 from ._answering import rows_answer
 from ._grounding import StoreTerm
 from ._result import Evidence
 from ._retrieval import store_labels
-from .sandbox import run_sparql
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Reasoning paths from a topic entity through store facts, their prefixes, and packing the
-best of them into a token budget. Pure functions over :class:`~qa._result.Evidence`.
+best of them into a token budget. Pure functions over :class:`~qa.steps._result.Evidence`.
 
 A step is a fact walked forward (subject → object) or backward (object → subject); the
 path's end is the entity (or literal value) the last step reached. Every prefix of a path
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ._result import Evidence
+from ...steps._result import Evidence
 
 CHARS_PER_TOKEN = 4  # English text in the Qwen tokenizer, near enough for a budget
 

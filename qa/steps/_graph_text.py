@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
+from ..prompts import grammar_text
 from ._grounding import normalise_label
-from .prompts import grammar_text
 
 _COUNT = re.compile(r"\s*\(\d+ values?\)")
 _UNMARKABLE = re.compile(r"[{}\r\n]")

@@ -22,11 +22,11 @@ import pyoxigraph as ox
 from kgstore.errors import QueryError, UnsafeQueryError
 from kgstore.terms import is_fact_predicate
 
+from ..sandbox import run_sparql
 from ._examples import ExamplePath, Hop, hop_phrase
 from ._grounding import normalise_label
 from ._retrieval import store_labels
 from ._sparql_build import BuiltQuery, TriplePattern, exclude_filter
-from .sandbox import run_sparql
 
 MAX_HOPS = 3
 # Entities a prefix may reach before its next hop is read from a sample of them: paths
