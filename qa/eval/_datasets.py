@@ -34,6 +34,13 @@ class QAItem:
     topic: str | None = None
     qtype: str | None = None
     path: tuple[str, ...] = ()  # the gold path's relations, where the benchmark gives one
+    # questions files (`kgstore eval --questions`): typed gold values (scored by kind, see
+    # _typed.py; None means the labels in ``gold`` are compared), the gold SPARQL, the
+    # shape, and why the question cannot be scored (None when it can)
+    gold_values: tuple | None = None
+    sparql: str | None = None
+    shape: str | None = None
+    unscorable: str | None = None
 
 
 @dataclass
@@ -45,11 +52,16 @@ class Dataset:
     items: list[QAItem]
     unanswerable_skipped: int = 0
     notes: list[str] = field(default_factory=list)
+    title: str | None = None  # how reports name it; default "NAME HOPS-hop SPLIT"
+    format: str | None = None  # a questions file's format (tsv, jsonl, qald); None for a benchmark
 
     def describe(self) -> dict:
-        return {"name": self.name, "hops": self.hops, "split": self.split, "source": str(self.source),
-                "questions": len(self.items), "unanswerable_skipped": self.unanswerable_skipped,
-                "notes": list(self.notes)}
+        out = {"name": self.name, "hops": self.hops, "split": self.split, "source": str(self.source),
+               "questions": len(self.items), "unanswerable_skipped": self.unanswerable_skipped,
+               "notes": list(self.notes), "title": self.title or f"{self.name} {self.hops}-hop {self.split}"}
+        if self.format:
+            out["format"] = self.format
+        return out
 
 
 def read_dataset(name: str, *, hops: int, split: str = "dev", data_dir: str | Path) -> Dataset:

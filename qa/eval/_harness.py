@@ -5,16 +5,17 @@ that stops (Ctrl-C, a reboot) resumes where it left off with ``resume=True``.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .._grounding import iris_missing_from_store, normalise_label
-from .._result import Answer
+from ..steps._grounding import iris_missing_from_store, normalise_label
+from ..steps._result import Answer
 from ._datasets import QAItem
 from ._metrics import f1, hits_at_1, summarise
+from ._results_log import ResultsLog
+from ._typed import predicted_values, typed_f1, typed_hits_at_1, value_from_dict
 
 
 _IRI = re.compile(r"<([^<>\s]+)>")
@@ -55,8 +56,10 @@ def _local(iri: str) -> str:
 
 
 def score_answer(item: QAItem, answer: Answer, *, missing_iris: Sequence[str]) -> dict:
-    """The per-question record of the report (no trace: that lives in the JSONL only)."""
-    return {
+    """The per-question record of the report (no trace: that lives in the JSONL only).
+    An item with typed gold values (a questions file) is scored by kind (see _typed.py);
+    a benchmark's item by its labels."""
+    record = {
         "id": item.id, "question": item.question, "gold": list(item.gold), "qtype": item.qtype,
         "answers": list(answer.answers), "answer_iris": list(answer.answer_iris),
         "refused": answer.refused, "refusal_reason": answer.refusal.reason if answer.refusal else None,
@@ -68,6 +71,29 @@ def score_answer(item: QAItem, answer: Answer, *, missing_iris: Sequence[str]) -
         "evidence_size": len(answer.evidence),
         "seconds": round(answer.seconds, 3), "tokens": answer.tokens.to_dict(),
     }
+    if item.gold_values is not None:
+        datatypes = {e.o: e.datatype for e in answer.evidence if e.literal and e.datatype}
+        predicted = predicted_values(answer.answers, answer.answer_iris, datatypes)
+        record["predicted_values"] = [v.to_dict() for v in predicted]
+        record = rescore(item, record)
+    return record
+
+
+def rescore(item: QAItem, record: dict) -> dict:
+    """``record`` (a typed item's, as written before) scored against ``item``'s gold values
+    now: a resumed run whose gold changed (``--gold-from-sparql``) scores the saved answers
+    against the new gold without asking again."""
+    predicted = [value_from_dict(v) for v in record.get("predicted_values") or []]
+    gold = list(item.gold_values or ())
+    return {**record, "gold": list(item.gold), "gold_values": [v.to_dict() for v in gold], "shape": item.shape,
+            "hits@1": typed_hits_at_1(predicted, gold), "f1": typed_f1(predicted, gold)}
+
+
+def unscorable_record(item: QAItem) -> dict:
+    """The record of a question that cannot be scored (no gold, or its gold query failed):
+    not asked, left out of every score, listed with the reason."""
+    return {"id": item.id, "question": item.question, "gold": list(item.gold), "qtype": item.qtype,
+            "shape": item.shape, "sparql": item.sparql, "unscorable": item.unscorable}
 
 
 def run_eval(method, items: Sequence[QAItem], *, store, allow_parametric: bool = False,
@@ -75,29 +101,23 @@ def run_eval(method, items: Sequence[QAItem], *, store, allow_parametric: bool =
              progress: Callable[[int, int, dict], None] | None = None) -> EvalRun:
     """Answer and score ``items`` with ``method`` (a QAMethod). ``progress(done, total, record)``
     is called after each question."""
-    done: dict[str, dict] = {}
-    if results_path is not None:
-        results_path = Path(results_path)
-        results_path.parent.mkdir(parents=True, exist_ok=True)
-        if resume and results_path.is_file():
-            for line in results_path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    rec = json.loads(line)
-                    done[rec["id"]] = rec
-        elif results_path.exists():
-            results_path.unlink()
+    log = ResultsLog(results_path, resume=resume) if results_path is not None else None
+    done = {rec["id"]: rec for rec in log.records if "id" in rec} if log else {}
     records = []
     for n, item in enumerate(items, start=1):
         record = done.get(item.id)
-        if record is None:
+        if item.unscorable is not None:
+            record = unscorable_record(item)
+        elif record is None or "answers" not in record:
             answer = method.answer(item.question, allow_parametric=allow_parametric)
             named = list(answer.answer_iris) + query_iris(answer.query)
             record = score_answer(item, answer, missing_iris=iris_missing_from_store(store, named))
-            if results_path is not None:
-                with open(results_path, "a", encoding="utf-8") as f:
-                    f.write(json.dumps({**record, "trace": answer.trace}, ensure_ascii=False, default=str) + "\n")
+            if log is not None:
+                log.append({**record, "trace": answer.trace})
         else:
             record = {k: v for k, v in record.items() if k != "trace"}
+            if item.gold_values is not None:
+                record = rescore(item, record)
         records.append(record)
         if progress:
             progress(n, len(items), record)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from .._grounding import normalise_label
+from ..steps._grounding import normalise_label
 
 
 def hits_at_1(answers: Sequence[str], gold: Sequence[str]) -> float:
@@ -36,10 +36,18 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 
 def summarise(records: Sequence[dict]) -> dict:
-    """Aggregate per-question records (as the harness writes them) into the report's metrics."""
+    """Aggregate per-question records (as the harness writes them) into the report's metrics.
+    Unscorable records (no gold, or a gold query that failed) are counted, never scored;
+    records with a ``shape`` also get Hits@1 and F1 per shape (``by_shape``)."""
+    unscorable = sum(1 for r in records if r.get("unscorable"))
+    records = [r for r in records if not r.get("unscorable")]
+    extra = {"unscorable": unscorable} if unscorable else {}
+    shapes = by_shape(records)
+    if shapes:
+        extra["by_shape"] = shapes
     n = len(records)
     if n == 0:
-        return {"questions": 0}
+        return {"questions": 0, **extra}
     seconds = [r["seconds"] for r in records]
     tokens = [r["tokens"]["total"] for r in records]
     answered = [r for r in records if not r["refused"]]
@@ -60,7 +68,22 @@ def summarise(records: Sequence[dict]) -> dict:
         "completion_tokens_total": sum(r["tokens"]["completion"] for r in records),
         "llm_calls_mean": sum(r["tokens"]["calls"] for r in records) / n,
         "edge_hit_rate": _mean([r["edge_hits"] for r in records if r.get("edge_hits") is not None]),
+        **extra,
     }
+
+
+def by_shape(records: Sequence[dict]) -> dict[str, dict]:
+    """Questions, Hits@1 and F1 per shape, over the scorable records that have one; shapes
+    in the order of :data:`qa.eval.SHAPES`, then any other (a file's own types)."""
+    from ._shapes import SHAPES
+
+    groups: dict[str, list[dict]] = {}
+    for r in records:
+        if r.get("shape") and not r.get("unscorable"):
+            groups.setdefault(r["shape"], []).append(r)
+    order = [s for s in SHAPES if s in groups] + sorted(s for s in groups if s not in SHAPES)
+    return {s: {"questions": len(groups[s]), "hits@1": sum(r["hits@1"] for r in groups[s]) / len(groups[s]),
+                "f1": sum(r["f1"] for r in groups[s]) / len(groups[s])} for s in order}
 
 
 def _mean(values: Sequence[float]) -> float | None:

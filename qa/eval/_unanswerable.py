@@ -36,7 +36,8 @@ def unanswerable_items(items: Sequence[QAItem], pool: Sequence[QAItem],
             name = spliced_name(topic, donors[(n * 7 + k) % len(donors)])
             if name and name.lower() != topic.lower() and not in_store(name):
                 question = item.question[:at] + name + item.question[at + len(topic):]
-                out.append(replace(item, id=item.id + ":absent", question=question, gold=(), topic=name))
+                out.append(replace(item, id=item.id + ":absent", question=question, gold=(), topic=name,
+                                       gold_values=None, sparql=None, unscorable=None))
                 break
     return out
 
