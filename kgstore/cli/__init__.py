@@ -22,8 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "index": ("kgstore.cli._index:index_cmd", "Build or update the semantic (HNSW) indexes."),
     "search": ("kgstore.cli._index:search_cmd", "Search entities, relations, triples or statements by meaning."),
     "link": ("kgstore.cli._index:link_cmd", "Entity linking: candidates for a mention, with scores."),
-    "ask": ("kgstore.cli._qa:ask_cmd", "Answer a question from the store, with evidence (or refuse)."),
-    "eval": ("kgstore.cli._qa:eval_cmd", "Score a QA method on a dataset (Hits@1, F1, refusals...)."),
+    "ask": ("kgstore.cli._ask:ask_cmd", "Answer a question from the store, with evidence (or refuse)."),
+    "eval": ("kgstore.cli._eval:eval_cmd", "Score a QA method on a dataset (Hits@1, F1, refusals...)."),
     "serve": ("kgstore.cli._serve:serve_cmd", "Serve the store over HTTP: SPARQL 1.1 Protocol, search, ask."),
 }
 
