@@ -12,7 +12,7 @@ from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
 from ._malloc import limit_malloc_arenas
 from ._registry import LOADERS, loader_for
 from ._store import Edge, EntityView, Fact, Store, escape_prefixed_dots
-from ._query_guard import keywords as query_keywords, refused_operation
+from ._query_guard import keywords as query_keywords, refused_operation, too_deeply_nested
 from ._bounded_query import BoundedResult, QueryPool, run_bounded, run_bounded_async
 from .config import GraphConfig, IndexConfig, LLMConfig, SparqlConfig, StoreConfig
 from .errors import (CypherSyntaxError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
     "limit_malloc_arenas",
-    "LOADERS", "loader_for", "refused_operation", "query_keywords", "escape_prefixed_dots", "run_bounded",
+    "LOADERS", "loader_for", "refused_operation", "too_deeply_nested", "query_keywords", "escape_prefixed_dots", "run_bounded",
     "run_bounded_async", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig",
     "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",

@@ -11,6 +11,9 @@ import re
 
 # Update operations that can start a request.
 UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD"})
+# pyoxigraph's parser recurses per bracket: about 2,000 nested '{' overflow an 8 MiB stack
+# and kill the process (a segmentation fault, no exception). Queries nest a few deep.
+MAX_NESTING = 256
 
 _TOKENS = re.compile(
     r'(?P<skip>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
@@ -40,7 +43,24 @@ def refused_operation(sparql: str, *, allow_service: bool = False,
             return "LOAD is refused: a query may not fetch data from the network", offset
         if word in UPDATE_KEYWORDS and not allow_update:
             return f"{word} is a SPARQL update; queries here only read", offset
+    deep = too_deeply_nested(sparql, MAX_NESTING)
+    if deep is not None:
+        return f"the query nests brackets more than {MAX_NESTING} deep, which the parser cannot take", deep
     return None
 
 
-__all__ = ["refused_operation", "keywords", "UPDATE_KEYWORDS"]
+def too_deeply_nested(text: str, limit: int) -> int | None:
+    """The offset of the first bracket nested deeper than ``limit``, or None. Brackets in
+    strings and IRIs count too: over-counting can only refuse text nobody writes."""
+    depth = 0
+    for offset, ch in enumerate(text):
+        if ch in "({[":
+            depth += 1
+            if depth > limit:
+                return offset
+        elif ch in ")}]":
+            depth = max(0, depth - 1)
+    return None
+
+
+__all__ = ["refused_operation", "keywords", "too_deeply_nested", "UPDATE_KEYWORDS", "MAX_NESTING"]

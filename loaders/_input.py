@@ -12,6 +12,9 @@ from kgstore.errors import TruncatedInputError
 from kgstore.records import Checkpoint
 
 READ_BUFFER = 1 << 20
+# A UTF-8 byte order mark: editors on Windows write one at the start of text files. It is
+# no part of the first record (JSON, N-Triples and a TSV name would all read it as one).
+BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
@@ -63,9 +66,10 @@ class DumpReader:
                 raise TruncatedInputError(self.path, self.line_no, str(exc)) from exc
             if not line:
                 return
+            at_start = self.offset == 0
             self.line_no += 1
-            self.offset += len(line)
-            yield self.line_no, line
+            self.offset += len(line)  # the BOM's bytes too: offsets are the file's
+            yield self.line_no, line[3:] if at_start and line.startswith(BOM) else line
 
     def checkpoint(self) -> Checkpoint:
         return Checkpoint(self.offset, self.line_no)
@@ -88,10 +92,14 @@ class DumpReader:
             yield LineChunk(lines, self.checkpoint(), self.raw_position)
 
     def read_rest(self) -> bytes:
+        """The rest of the file (without a BOM when that is all of it)."""
         try:
-            return self._stream.read()
+            data = self._stream.read()
         except (EOFError, zlib.error, OSError) as exc:
             raise TruncatedInputError(self.path, self.line_no, str(exc)) from exc
+        at_start = self.offset == 0
+        self.offset += len(data)
+        return data[3:] if at_start and data.startswith(BOM) else data
 
     def close(self) -> None:
         self._stream.close()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from urllib.parse import quote, quote_plus
 
 import pyoxigraph as ox
@@ -233,9 +234,18 @@ def _double(x: float) -> str:
     return repr(float(x))
 
 
+def _is_double(x) -> bool:
+    """True for a float, or an int a double can hold: JSON numbers have no size limit, and
+    ``float()`` of a 400-digit integer raises OverflowError."""
+    return type(x) is float or (type(x) is int and -_DOUBLE_MAX <= x <= _DOUBLE_MAX)
+
+
+_DOUBLE_MAX = int(sys.float_info.max)
+
+
 def wkt_point(value: dict) -> str | None:
     lat, lon = value.get("latitude"), value.get("longitude")
-    if type(lat) not in (int, float) or type(lon) not in (int, float):
+    if not (_is_double(lat) and _is_double(lon)):
         return None
     point = f"Point({_number(lon)} {_number(lat)})"
     globe = value.get("globe") or EARTH
@@ -352,11 +362,11 @@ def value_node(datavalue: dict) -> tuple[str, list[tuple]] | None:
             props.append((WIKIBASE + "quantityUnit", (unit, False, None, None)))
     else:
         lat, lon = value.get("latitude"), value.get("longitude")
-        if type(lat) not in (int, float) or type(lon) not in (int, float):
+        if not (_is_double(lat) and _is_double(lon)):
             return None
         props.append((WIKIBASE + "geoLatitude", (_double(lat), True, XSD_DOUBLE, None)))
         props.append((WIKIBASE + "geoLongitude", (_double(lon), True, XSD_DOUBLE, None)))
-        if type(value.get("precision")) in (int, float):
+        if _is_double(value.get("precision")):
             props.append((WIKIBASE + "geoPrecision", (_double(value["precision"]), True, XSD_DOUBLE, None)))
         globe = value.get("globe") or EARTH
         if type(globe) is str and _valid_iri(globe):

@@ -48,7 +48,7 @@ from kgstore.terms import (FB, FB_DESCRIPTION, FB_NAME, RDF, RDF_TYPE, RDFS, RDF
                            skolem_iri)
 
 from ._input import DumpReader
-from ._ntriples import TermError, check_iri, parse_literal, split_terms
+from ._ntriples import TermError, check_iri, parse_literal, split_terms, unescape_iri
 
 OWL = "http://www.w3.org/2002/07/owl#"
 FB_TYPE = FB + "type.object.type"
@@ -241,7 +241,7 @@ def _term_iri(term: str, state: _RunState) -> tuple[str, bool]:
     if term[0] == "_":
         label = term[2:]
         return skolem_iri(state.scope, label), True
-    return check_iri(expand_iri(term[1:-1])), False
+    return check_iri(expand_iri(unescape_iri(term[1:-1]))), False
 
 
 def _load_line(line_no: int, raw: bytes, state: _RunState, b: _BatchBuilder) -> None:
@@ -253,6 +253,17 @@ def _load_line(line_no: int, raw: bytes, state: _RunState, b: _BatchBuilder) -> 
                                            raw.decode("utf-8", "replace").rstrip("\r\n")))
         return
     line = text.strip()
+    if "\r" in line:
+        # N-Triples ends a line with CR, LF or both (a literal holds a CR only escaped), so
+        # a lone CR ends a statement as LF does; the statements share the file's line number.
+        for statement in line.split("\r"):
+            _load_statement(line_no, statement.strip(), state, b)
+        return
+    _load_statement(line_no, line, state, b)
+
+
+def _load_statement(line_no: int, line: str, state: _RunState, b: _BatchBuilder) -> None:
+    batch = b.batch
     if not line or line[0] == "#":
         return
     try:
@@ -262,7 +273,7 @@ def _load_line(line_no: int, raw: bytes, state: _RunState, b: _BatchBuilder) -> 
         if p_term[0] != "<":
             raise TermError("the predicate must be an IRI")
         s, s_blank = _term_iri(s_term, state)
-        p = check_iri(expand_iri(p_term[1:-1]))
+        p = check_iri(expand_iri(unescape_iri(p_term[1:-1])))
         if o_term[0] == '"':
             lit = parse_literal(o_term)
             o_blank = False

@@ -616,7 +616,7 @@ class WikidataJsonLoader:
     def _document_batches(self, path: str, options: LoadOptions) -> Iterator[Batch]:
         with DumpReader(path) as reader:
             data = reader.read_rest()
-            end = Checkpoint(reader.offset + len(data), data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
+            end = Checkpoint(reader.offset, data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
             batch = Batch(checkpoint=end, raw_position=reader.size)
         try:
             document = _loads(data)
@@ -639,7 +639,8 @@ def _add(line_no: int, raw: bytes, label: str, to_records, entity, options: Load
     except MalformedEntity as exc:
         batch.rejected.append(RejectedLine(line_no, f"{label}{exc}", _raw_text(raw)))
         return
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError, ArithmeticError) as exc:
+        # ArithmeticError: numbers past what a value type holds (JSON numbers have no limit)
         batch.rejected.append(RejectedLine(
             line_no, f"{label}malformed entity ({type(exc).__name__}: {exc})", _raw_text(raw)))
         return

@@ -40,7 +40,7 @@ from kgstore.records import Batch, Checkpoint, EntityRecord, LoadOptions, Reject
 from kgstore.terms import (RDFS_LABEL, SCHEMA, SCHEMA_DESCRIPTION, SKOS, SKOS_ALTLABEL, WD, WDS, WDT, WIKIBASE,
                            WIKIDATA_ENTITY_DATA, XSD, local_name, skolem_iri)
 
-from ._input import DumpReader, _decompressing, open_decompressed
+from ._input import BOM, DumpReader, _decompressing, open_decompressed
 from ._prefetch import prefetched
 from ._wikidata_values import PROPERTY_TYPES, language_tag
 
@@ -67,7 +67,7 @@ def detect_format(path: str) -> ox.RdfFormat:
         return ox.RdfFormat.N_QUADS
     if name.endswith((".ttl", ".turtle")):
         return ox.RdfFormat.TURTLE
-    head = _head(path, SNIFF_BYTES)
+    head = _head(path, SNIFF_BYTES).removeprefix(BOM)
     lines = head.split(b"\n")
     if len(head) == SNIFF_BYTES and len(lines) > 1:
         lines = lines[:-1]  # the last one may be cut
@@ -268,11 +268,23 @@ class _GuardedStream(io.RawIOBase):
         self._stream = stream
         self.error: BaseException | None = None
         self.lines = 0  # newlines read so far: where a truncation happened
+        self._pending = b""  # the file's first bytes, read to drop a BOM the parser would refuse
+        try:
+            head = stream.read(len(BOM))
+        except (EOFError, zlib.error, OSError) as exc:
+            self.error = exc
+        else:
+            self._pending = b"" if head == BOM else head
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
+        if self._pending:
+            data, self._pending = self._pending[:len(buffer)], self._pending[len(buffer):]
+            buffer[: len(data)] = data
+            self.lines += data.count(b"\n")
+            return len(data)
         if self.error is not None:
             return 0
         try:

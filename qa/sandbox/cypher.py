@@ -41,9 +41,19 @@ ALLOWED = "only CREATE (or MERGE) statements that add nodes and relationships ar
 _TEMPORAL = frozenset({"date", "datetime", "localdatetime", "time", "localtime", "duration"})
 
 _FENCE = re.compile(r"```[^\n]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+# Schema and administration commands (Neo4j's), refused by name.
+_SCHEMA = r"(?:CREATE|DROP)\s+(?:OR\s+REPLACE\s+)?(?:INDEX|CONSTRAINT|DATABASE|COMPOSITE|ALIAS|USER|ROLE)\b"
+_ADMIN = (r"(?:SHOW|GRANT|REVOKE|DENY|TERMINATE|ALTER|START|STOP)\s+(?:[A-Z]+\s+)?(?:DATABASES?|INDEX(?:ES)?|"
+          r"CONSTRAINTS?|USERS?|ROLES?|PROCEDURES|FUNCTIONS|TRANSACTIONS?|SETTINGS|PRIVILEGES|ALIAS(?:ES)?|"
+          r"SERVERS?)\b")
+# Upper-case keywords start code; other casings only where prose would not read so
+# ("With this graph..." and "Show users..." are prose, "load csv from" is not).
 _CODE_START = re.compile(r"\s*(?:(?i:CREATE|MERGE|MATCH|OPTIONAL\s+MATCH)\s*\(|"
                          r"(?:RETURN|WITH|UNWIND|DETACH|DELETE|SET|REMOVE|CALL|LOAD|FOREACH|DROP|WHERE|"
-                         r"ORDER|LIMIT|SKIP|UNION|USING)\b|[()\[\]{}<,*/-])")
+                         r"ORDER|LIMIT|SKIP|UNION|USING)\b|" + _ADMIN + "|"
+                         r"(?i:LOAD\s+CSV|USING\s+PERIODIC\s+COMMIT|DETACH\s+DELETE|CALL\s*\{|"
+                         r"CALL\s+[A-Za-z_]\w*\.[\w.]*\s*\(|" + _SCHEMA + r")|[()\[\]{}<,*/-])")
+_ADMIN_COMMAND = re.compile(r"(?i:" + _SCHEMA + "|" + _ADMIN + r")")
 _CONTINUES = tuple(",-([{>:=|")
 FORBIDDEN_CLAUSES = ("LOAD CSV", "MATCH", "DETACH DELETE", "DELETE", "SET", "REMOVE", "CALL", "UNWIND", "FOREACH",
                      "DROP", "WITH")
@@ -246,7 +256,14 @@ def _clause_offset(code: str, keyword: str) -> int | None:
 
 def _refuse_unparsable(code: str) -> None:
     """Text that does not parse but holds a forbidden clause is refused for the clause
-    (LOAD CSV, for one, is not in the parser's grammar)."""
+    (LOAD CSV, for one, is not in the parser's grammar, nor are schema commands)."""
+    for kind, start, end in segments(code):
+        m = _ADMIN_COMMAND.search(code, start, end) if kind == "code" else None
+        if m is not None:
+            command = " ".join(m.group(0).split()).upper()
+            line, column = _line_column(code, m.start())
+            raise UnsafeQueryError(f"{command} is not allowed in a pseudo-graph; {ALLOWED}",
+                                   position=m.start(), line=line, column=column)
     for keyword in FORBIDDEN_CLAUSES:
         if _clause_offset(code, keyword) is not None:
             refuse(f"{keyword} is not allowed in a pseudo-graph; {ALLOWED}", code, keyword)

@@ -7,9 +7,13 @@
 * **Allow** only ``SELECT`` and ``ASK``. ``SERVICE`` (the network), ``LOAD`` and updates
   are refused with :class:`~kgstore.errors.UnsafeQueryError` naming the keyword and its
   position; so are ``CONSTRUCT`` and ``DESCRIBE``, which answer no question.
-* **Bound** it: a ``SELECT`` without ``LIMIT`` gets one, rows past ``max_rows`` are cut,
-  and the query runs under a time limit (:func:`kgstore.run_bounded`: pyoxigraph cannot
-  cancel a query, so a watchdog stops waiting for it).
+* **Bound** it: a ``SELECT`` without ``LIMIT`` gets one (unless the query ends with a
+  ``VALUES`` block, which must stay last: then only the row cap applies), rows past
+  ``max_rows`` are cut, and the query runs under a time limit (:func:`kgstore.run_bounded`:
+  pyoxigraph cannot cancel a query, so a watchdog stops waiting for it).
+* **Nesting** deeper than :data:`MAX_NESTING` brackets is refused before parsing:
+  pyoxigraph's parser recurses per bracket and a couple of thousand ``{`` overflow its
+  stack, which kills the process (a segmentation fault, not an exception).
 """
 from __future__ import annotations
 
@@ -19,11 +23,15 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from kgstore import escape_prefixed_dots, query_keywords, refused_operation, run_bounded
+from kgstore import too_deeply_nested
 from kgstore.errors import SparqlSyntaxError, UnsafeQueryError
 
 from ._positions import line_column, line_of
 
 MAX_CHARS = 10_000
+# Far above what a question needs (a handful), far below what overflows the parser's stack
+# (about 2,000 '{' on an 8 MiB main-thread stack; threads may have less).
+MAX_NESTING = 64
 DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_MAX_ROWS = 1_000
 _POSITION = re.compile(r"\b(?:at |error at )?(\d+):(\d+)\b")
@@ -61,17 +69,22 @@ def check_sparql(text: str, prefixes: dict[str, str], *, max_rows: int = DEFAULT
         reason, offset = refused
         line, column = line_column(text, offset)
         raise UnsafeQueryError(reason, offset, line=line, column=column)
-    try:
-        result = ox.Store().query(escape_prefixed_dots(text), prefixes=prefixes)
-    except SyntaxError as exc:
-        raise _syntax_error(exc, text) from None
+    too_deep = too_deeply_nested(text, MAX_NESTING)
+    if too_deep is not None:
+        line, column = line_column(text, too_deep)
+        raise UnsafeQueryError(f"the query nests brackets more than {MAX_NESTING} deep; the sandbox "
+                               "allows no deeper nesting", too_deep, line=line, column=column)
+    result = _parsed(text, prefixes)
     if isinstance(result, ox.QueryBoolean):
         return CheckedQuery(text, "ASK")
     if isinstance(result, ox.QueryTriples):
         raise UnsafeQueryError("only SELECT and ASK queries are allowed (this one builds a graph)")
     variables = tuple(v.value for v in result.variables)
     if not _has_limit(text):
-        text = f"{text.rstrip()}\nLIMIT {max_rows + 1}"
+        limited = f"{text.rstrip()}\nLIMIT {max_rows + 1}"
+        # After a final VALUES block a LIMIT does not parse; run_bounded's cap still holds.
+        if _parses(limited, prefixes):
+            text = limited
     return CheckedQuery(text, "SELECT", variables)
 
 
@@ -84,6 +97,21 @@ def run_sparql(store, text: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
     bounded = run_bounded(store, checked.text, timeout_s=timeout_s, max_rows=max_rows)
     return SparqlRows(checked, bounded.bindings() if bounded.kind == "solutions" else [], bounded.boolean,
                       bounded.truncated, bounded.seconds)
+
+
+def _parsed(text: str, prefixes: dict[str, str]):
+    try:
+        return ox.Store().query(escape_prefixed_dots(text), prefixes=prefixes)
+    except SyntaxError as exc:
+        raise _syntax_error(exc, text) from None
+
+
+def _parses(text: str, prefixes: dict[str, str]) -> bool:
+    try:
+        ox.Store().query(escape_prefixed_dots(text), prefixes=prefixes)
+    except SyntaxError:
+        return False
+    return True
 
 
 def _has_limit(text: str) -> bool:
