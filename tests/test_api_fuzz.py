@@ -170,6 +170,9 @@ def test_an_ask_queue_ticket_longer_than_any_ask_takes_is_a_400(client):
     ({"method": "io", "options": {"answer_tokens": True}}, 'option "answer_tokens" of method io must be integer'),
     ({"method": ["io"]}, "unknown QA method"),
     ({"method": "io", "options": {"answer_tokens": -1}}, 'option "answer_tokens" of method io must be 0 or more'),
+    # A client could hold the one model or a query thread for as long as it liked.
+    ({"method": "io", "options": {"answer_tokens": 100000}}, 'option "answer_tokens" of method io may be at most 320'),
+    ({"method": "pgmr", "options": {"timeout_s": 3600}}, 'option "timeout_s" of method pgmr may be at most 20.0'),
     # Right type, but the model layer refused it: a ValueError, answered as a plain-text 500.
     ({"method": "io", "options": {"answer_tokens": 0}}, "method io cannot run with the options"),
 ])

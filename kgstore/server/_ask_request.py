@@ -6,6 +6,10 @@ Method options must have the type of their default (an int where the default is 
 is fine) and numbers must be 0 or more: ``"answer_tokens": "80"`` is refused, not passed
 on. A value of the right type that the method still cannot use (``"answer_tokens": 0``)
 is a 400 from the handler, when the method raises ValueError or TypeError on it.
+
+Options that size the work a question costs (token budgets, timeouts, row and step caps,
+top-k) may not go above ``OPTION_HEADROOM`` times their default over HTTP: a client must
+not be able to hold the one model, or a query thread, far longer than the server allows.
 """
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._ask_queue import MAX_TICKET_CHARS
+
+OPTION_HEADROOM = 4
 from ._state import BadRequest
 
 
@@ -64,18 +70,35 @@ def parse_ask(body: bytes) -> AskRequest:
                              f"(default {known[name]!r}), not {json.dumps(value)[:80]}")
         if _is_number(value) and value < 0:  # counts, limits, thresholds and weights, all >= 0
             raise BadRequest(f'option "{name}" of method {method} must be 0 or more, not {value}')
+        ceiling = option_ceiling(name, known[name])
+        if ceiling is not None and value > ceiling:
+            raise BadRequest(f'option "{name}" of method {method} may be at most {ceiling} over HTTP '
+                             f"({OPTION_HEADROOM} times its default), not {value}")
     ticket = doc.get("ticket")
     if ticket is not None and (not isinstance(ticket, str) or len(ticket) > MAX_TICKET_CHARS):
         raise BadRequest(f'"ticket" must be a string of at most {MAX_TICKET_CHARS} characters')
     return AskRequest(question, method, allow_parametric, options, ticket)
 
 
-def option_schema(default: Any) -> dict[str, Any]:
-    """The JSON Schema of an option with this default (for the OpenAPI description)."""
+def option_schema(name: str, default: Any) -> dict[str, Any]:
+    """The JSON Schema of option ``name`` with this default (for the OpenAPI description)."""
     schema: dict[str, Any] = {"type": _type_name(default)}
     if _is_number(default):
         schema["minimum"] = 0
+    ceiling = option_ceiling(name, default)
+    if ceiling is not None:
+        schema["maximum"] = ceiling
     return schema
+
+
+def option_ceiling(name: str, default: Any) -> int | float | None:
+    """The largest value a client may send for an option that sizes a question's work, or
+    None for the others (thresholds, weights, switches)."""
+    sizes_work = (name in ("timeout_s", "max_rows") or name.endswith("_tokens") or name.startswith("max_")
+                  or name == "k" or name.endswith("_k"))
+    if not sizes_work or not _is_number(default) or default <= 0:
+        return None
+    return OPTION_HEADROOM * default
 
 
 def _is_number(value: Any) -> bool:

@@ -283,7 +283,11 @@ def _ask_body(methods: dict[str, dict[str, Any]], default_method: str) -> dict:
     options: dict[str, dict] = {}
     for defaults in methods.values():
         for name, default in defaults.items():
-            options.setdefault(name, option_schema(default))
+            schema = options.setdefault(name, option_schema(name, default))
+            # One schema per name across methods: the widest ceiling (each method checks its own).
+            ceiling = option_schema(name, default).get("maximum")
+            if ceiling is not None and "maximum" in schema:
+                schema["maximum"] = max(schema["maximum"], ceiling)
     return {
         "type": "object", "required": ["question"],
         "properties": {
