@@ -15,7 +15,7 @@ from ._store import Edge, EntityView, Fact, Store, escape_prefixed_dots
 from ._query_guard import keywords as query_keywords, refused_operation, too_deeply_nested
 from ._bounded_query import BoundedResult, QueryPool, run_bounded, run_bounded_async
 from .config import GraphConfig, IndexConfig, LLMConfig, SparqlConfig, StoreConfig
-from .errors import (CypherSyntaxError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
+from .errors import (CypherSyntaxError, DiskFullError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
                      KgstoreError, LLMUnavailableError,
                      MalformedRecordError, QAError, QueryError, QueryRefusedError, QuerySyntaxError, QueryTimeoutError,
                      ReadOnlyError, SchemaVersionError, SparqlSyntaxError,
@@ -33,7 +33,7 @@ __all__ = [
     "run_bounded_async", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig",
     "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
-    "KgstoreError", "StoreError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
+    "KgstoreError", "StoreError", "DiskFullError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
     "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError",
     "UnknownFormatError", "FormatMismatchError",
     "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",

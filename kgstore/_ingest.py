@@ -13,6 +13,7 @@ from typing import Callable
 import duckdb
 
 from ._catalog import Catalog
+from ._disk import disk_full_as_error
 from ._pipeline import PreparedBatch, prepared_batches, use_worker
 from ._registry import loader_for
 from ._store import Store
@@ -72,6 +73,7 @@ def fingerprint(path: str) -> str:
     return h.hexdigest()
 
 
+@disk_full_as_error("loading into")
 def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOptions | None = None,
            force: bool = False, max_errors: int | None = None,
            progress: ProgressCallback | None = None, on_commit: CommitCallback | None = None) -> IngestSummary:

@@ -1,7 +1,5 @@
 """An ingest killed with SIGKILL mid-file resumes to exactly the uninterrupted result."""
 import os
-import signal
-import subprocess
 import sys
 import time
 
@@ -10,6 +8,7 @@ import pytest
 
 from kgstore import Store, StoreLockedError, ingest
 from kgstore.records import LoadOptions
+from kill_helper import run_killed
 
 INGEST = (
     "import sys\nfrom kgstore import Store, ingest\nfrom kgstore.records import LoadOptions\n"
@@ -40,10 +39,16 @@ def _checkpoint_line(store_dir):
         con.close()
 
 
-def test_sigkill_mid_file_then_resume_equals_uninterrupted(tmp_path, shared_data):
+def _metaqa_head(tmp_path, shared_data, lines=30000):
     kb = tmp_path / "kb.txt"
     with open(shared_data / "qa/metaqa/kb_partial.txt", encoding="utf-8") as src:
-        kb.write_text("".join(line for _, line in zip(range(30000), src)), encoding="utf-8")
+        kb.write_text("".join(line for _, line in zip(range(lines), src)), encoding="utf-8")
+    return kb
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_sigkill_mid_file_then_resume_equals_uninterrupted(tmp_path, shared_data, seed):
+    kb = _metaqa_head(tmp_path, shared_data)
     total_lines = 30000
 
     Store.init(tmp_path / "clean").close()
@@ -51,18 +56,17 @@ def test_sigkill_mid_file_then_resume_equals_uninterrupted(tmp_path, shared_data
         ingest(store, "tsv", kb, options=LoadOptions(batch_size=1000))
 
     Store.init(tmp_path / "killed").close()
-    proc = subprocess.Popen([sys.executable, "-c", INGEST, str(tmp_path / "killed"), str(kb), "1000"])
-    deadline = time.monotonic() + 120
-    line = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        line = _checkpoint_line(tmp_path / "killed")
-        if line >= 5000:
-            break
-        time.sleep(0.05)
-    if proc.poll() is not None:
-        pytest.fail("the ingest finished before it could be killed; make the input larger")
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    seen = []  # the last checkpoint read before the kill
+
+    def checkpointed(_output):
+        seen.append(_checkpoint_line(tmp_path / "killed"))
+        return seen[-1] >= 5000
+
+    # killed from 0 to 0.3 s after the 5000th line is committed
+    kill = run_killed([sys.executable, "-c", INGEST, str(tmp_path / "killed"), str(kb), "1000"], seed=seed,
+                      max_s=0.3, until=checkpointed)
+    assert kill, f"the ingest finished before it could be killed; make the input larger\n{kill.output}"
+    line = seen[-1]
     assert 0 < line < total_lines
 
     with Store.open(tmp_path / "killed") as store:
@@ -109,25 +113,16 @@ def _open_once_free(path, timeout=10.0):
 
 
 def test_sigkill_with_the_catalog_held_open_resumes_from_its_log(tmp_path, shared_data):
-    kb = tmp_path / "kb.txt"
-    with open(shared_data / "qa/metaqa/kb_partial.txt", encoding="utf-8") as src:
-        kb.write_text("".join(line for _, line in zip(range(30000), src)), encoding="utf-8")
+    kb = _metaqa_head(tmp_path, shared_data)
     Store.init(tmp_path / "clean").close()
     with Store.open(tmp_path / "clean") as store:
         ingest(store, "tsv", kb, options=LoadOptions(batch_size=1000))
 
     Store.init(tmp_path / "killed").close()
     env = {**os.environ, "KGSTORE_INGEST_WORKERS": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", INGEST_WITH_WORKER, str(tmp_path / "killed"), str(kb)],
-                            stdout=subprocess.PIPE, text=True, env=env)
-    commits = 0
-    for _ in proc.stdout:
-        commits += 1
-        if commits == 4:
-            os.kill(proc.pid, signal.SIGKILL)
-            break
-    proc.wait()
-    assert commits == 4, "the ingest finished before it could be killed; make the input larger"
+    kill = run_killed([sys.executable, "-c", INGEST_WITH_WORKER, str(tmp_path / "killed"), str(kb)], seed=0,
+                      max_s=0.0, until=lambda output: output.count("committed") >= 4, env=env)
+    assert kill, f"the ingest finished before it could be killed; make the input larger\n{kill.output}"
     wal = tmp_path / "killed" / "catalog.duckdb.wal"
     assert wal.exists() and wal.stat().st_size > 0  # the commits since the open are in the log only
 

@@ -8,6 +8,7 @@ graph. Queries open the database read-only unless they are allowed to write.
 """
 from __future__ import annotations
 
+import glob
 import json
 import os
 import queue
@@ -117,7 +118,9 @@ class LadybugGraph(PropertyGraph):
         self.directory.mkdir(parents=True, exist_ok=True)
         staging = self.directory / f"staging-{os.getpid()}"
         building = self.directory / (DB_NAME + ".building")
-        _remove(staging, building, Path(str(building) + ".wal"))
+        # a killed sync leaves the half-built file with its WAL and checkpoint files, which
+        # Ladybug refuses to open a new database beside
+        _remove(staging, building, *_sidecars(building))
         if progress:
             progress(SyncProgress("export", 0, 0))
         # DuckDB exports in a thread while Ladybug loads each row set as soon as it is
@@ -145,7 +148,7 @@ class LadybugGraph(PropertyGraph):
             stages = build_database(building, _arrivals(ready), progress=progress)
             load_seconds = time.perf_counter() - load_started
             # A WAL left by a crashed writer of the old file must not be replayed onto the new one.
-            _remove(Path(str(self.db_path) + ".wal"))
+            _remove(*(p for p in _sidecars(self.db_path) if not p.name.startswith(building.name)))
             os.replace(building, self.db_path)
         except RuntimeError as exc:
             raise GraphError(f"loading the Ladybug graph failed: {exc}") from exc
@@ -155,7 +158,7 @@ class LadybugGraph(PropertyGraph):
         finally:
             if not interrupted:
                 worker.join()
-            _remove(staging, building, Path(str(building) + ".wal"))
+            _remove(staging, building, *_sidecars(building))
         files = exported[0]
         counts = GraphCounts(entities=files.rows(ENTITY), literals=files.rows(LITERAL),
                              edges=files.rows(REL), values=files.rows(HAS_VALUE))
@@ -258,6 +261,11 @@ def _arrivals(ready: queue.Queue) -> Iterator[ExportedFile]:
                 raise GraphError(f"exporting the catalog for the graph failed: {item}") from item
             raise item
         yield item
+
+
+def _sidecars(db_path: Path) -> list[Path]:
+    """The files Ladybug keeps beside a database file: ``NAME.wal``, ``NAME.wal.checkpoint``..."""
+    return list(db_path.parent.glob(glob.escape(db_path.name) + ".*"))
 
 
 def _remove(*paths: Path) -> None:
