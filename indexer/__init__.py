@@ -1,4 +1,6 @@
-"""The semantic index of a kgstore store: embeddings (sentence-transformers) in hnswlib files.
+"""The semantic index of a kgstore store: embeddings (sentence-transformers) in vector files,
+hnswlib in RAM for small kinds, usearch on disk (quantized, memory-mapped) for large ones
+(``[index] backend``; see ``_backends.py``).
 
 Public API::
 
@@ -11,24 +13,33 @@ Public API::
         index = Index.open(store)
         index.search("triples", "brother of Justin Bieber", k=10)   # -> [SearchHit, ...]
         index.link("Kismet")                                          # -> [Candidate, ...]
+        index.link("kismet", tiers={"exact", "normalized"})           # names only: no vector
         index.link_question("who directed Kismet")                    # mentions in a question
 
 Kinds: ``entities``, ``relations``, ``triples``, ``statements`` (statement memories:
 pattern texts like ``?e2 is the spouse of ?e1`` → ``?e1 wdt:P26 ?e2``) and ``uris`` (URI
-memory: ``label, description`` → IRI). Importing this package does not import torch; the
+memory: ``label, description`` → IRI). Entity names (labels and aliases, exact and
+normalised) live in a lookup tier of their own, ``STORE/index/labels.sqlite``, which
+linking reads before any vector. An encoder is the packaged sentence-transformers model or
+``model2vec:<folder>``, a static model distilled from it (``distill_model``). Importing this package does not import torch; the
 model loads on the first text embedded.
 """
-from ._build import build_index, index_dir, index_path, text_hash, update_index
-from ._encoder import DEFAULT_ENCODER, Encoder, model_fingerprint, resolve_model_path
+from ._backends import BACKENDS, VectorBackend, choose_backend
+from ._build import build_index, index_dir, index_path, kind_path, text_hash, update_index
+from ._encoder import DEFAULT_ENCODER, Encoder, distill_model, model_fingerprint, resolve_model_path
 from ._index import Index
+from ._labels import LabelLookup, LabelsSummary, labels_path, refresh_labels
+from ._linking import TIERS
 from ._memories import apply_describer
 from ._records import KINDS, BuildProgress, BuildSummary, Candidate, KindSummary, SearchHit
 from ._verbalize import (entity_text, fold, inverse_relation_text, mediated_phrases, mediated_triple_text,
                          name_key, relation_phrases, relation_text, triple_text, uri_text)
 
 __all__ = [
-    "Index", "build_index", "update_index", "index_dir", "index_path", "text_hash",
-    "Encoder", "DEFAULT_ENCODER", "model_fingerprint", "resolve_model_path",
+    "Index", "build_index", "update_index", "index_dir", "index_path", "kind_path", "text_hash",
+    "VectorBackend", "BACKENDS", "choose_backend",
+    "Encoder", "DEFAULT_ENCODER", "model_fingerprint", "resolve_model_path", "distill_model",
+    "LabelLookup", "LabelsSummary", "labels_path", "refresh_labels", "TIERS",
     "KINDS", "SearchHit", "Candidate", "BuildSummary", "KindSummary", "BuildProgress", "apply_describer",
     "entity_text", "relation_text", "inverse_relation_text", "triple_text", "mediated_triple_text", "uri_text",
     "relation_phrases", "mediated_phrases", "name_key", "fold",

@@ -20,11 +20,14 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
+from kgstore._disk import disk_full_as_error
 from kgstore.errors import EncoderMismatchError, VectorIndexError
 
+from ._backends import (VectorBackend, backend_of, choose_backend, create_backend, open_backend, vector_path,
+                        vector_paths)
 from ._encoder import Encoder
-from ._hnsw import SPACE, VectorFile
-from ._linking import refresh_names
+from ._hnsw import SPACE
+from ._labels import refresh_labels
 from ._memories import Describe, apply_describer, statement_entries, uri_entries
 from ._records import KINDS, BuildProgress, BuildSummary, KindSummary
 from ._snapshot import rows_path, write_rows
@@ -34,6 +37,7 @@ from ._tables import (PENDING_TABLE, WANT_TABLE, ensure_tables, extra_json, now,
 
 INDEX_DIR = "index"
 SAVE_EVERY_S = 300.0
+CHUNK_ROWS = 2048  # pending entries read, embedded and written per catalog connection (at least)
 ProgressCallback = Callable[[BuildProgress], None]
 
 _ITEM_SCHEMA = pa.schema([
@@ -47,8 +51,14 @@ def index_dir(store) -> Path:
     return Path(store.path) / INDEX_DIR
 
 
-def index_path(store, kind: str) -> Path:
-    return index_dir(store) / f"{kind}.hnsw"
+def index_path(store, kind: str, backend: str = "hnswlib") -> Path:
+    """Where ``kind``'s vectors live under ``backend`` (see :func:`kind_path` for a built kind)."""
+    return vector_path(index_dir(store), kind, backend)
+
+
+def kind_path(store, kind: str, manifest: dict | None) -> Path:
+    """The vector file of a kind built with the backend its manifest records."""
+    return index_path(store, kind, backend_of(manifest))
 
 
 def check_kinds(kinds: Iterable[str] | None) -> list[str]:
@@ -72,6 +82,7 @@ def mismatch_message(store, kind: str, manifest: dict, encoder: Encoder) -> str:
             f"back to {manifest['encoder']!r}, or rebuild with `kgstore index {store.path} --rebuild`")
 
 
+@disk_full_as_error("indexing")
 def build_index(store, *, kinds: Iterable[str] | None = None, rebuild: bool = False, encoder: Encoder | None = None,
                 batch_size: int | None = None, progress: ProgressCallback | None = None,
                 describe: Describe | None = None, describer: str = "describer") -> BuildSummary:
@@ -100,11 +111,12 @@ def build_index(store, *, kinds: Iterable[str] | None = None, rebuild: bool = Fa
             for kind in kinds:
                 con.execute("DELETE FROM index_items WHERE kind = ?", [kind])
                 con.execute("DELETE FROM index_manifest WHERE kind = ?", [kind])
-                index_path(store, kind).unlink(missing_ok=True)
+                for path in vector_paths(index_dir(store), kind):
+                    path.unlink(missing_ok=True)
                 rows_path(index_path(store, kind)).unlink(missing_ok=True)
-        refresh_names(con)
     index_dir(store).mkdir(exist_ok=True)
-    loaded: dict[str, VectorFile] = {}
+    refresh_labels(store)  # the label-and-alias lookup tier (labels.sqlite), incremental
+    loaded: dict[str, VectorBackend] = {}
     for kind in kinds:
         builder = _KindBuilder(store, kind, encoder, batch_size, progress, loaded, describe, describer)
         summary.kinds[kind] = builder.run()
@@ -154,10 +166,12 @@ class _KindBuilder:
         catalog = self.store.catalog
         with catalog.connect() as con:
             vf, self.next_label = self._open_file(con)
-            self.vf = vf
             self._write_want(con)
-            deleted = self._mark_deleted(con, vf)
+            deleted = self._mark_deleted(con, vf) if vf is not None else 0
             total = self._plan_pending(con)
+            if vf is None:  # starting afresh: the backend is chosen by how many vectors come
+                vf = self._create_file(con, total)
+            self.vf = vf
         self.summary.deleted = deleted
         if total:
             self._add_pending(vf, total)
@@ -174,7 +188,8 @@ class _KindBuilder:
             self.summary.seconds = time.monotonic() - started
             manifest = read_manifests(con).get(self.kind)
             write_manifest(con, self.kind, encoder=self.encoder.name, fingerprint=self.encoder.fingerprint,
-                           dim=vf.dim, space=SPACE, M=vf.M, ef_construction=vf.ef_construction, items=items,
+                           dim=vf.dim, space=SPACE, backend=vf.name, M=vf.M, ef_construction=vf.ef_construction,
+                           items=items,
                            deleted=dead, saved_max_label=self.next_label - 1, complete=True,
                            built_at=now() if changed or manifest is None else manifest["built_at"],
                            seconds=self.summary.seconds)
@@ -185,14 +200,22 @@ class _KindBuilder:
             self.progress(BuildProgress(self.kind, "done", total, total, self.summary.embedded))
         return self.summary
 
-    def _open_file(self, con) -> tuple[VectorFile, int]:
-        """The kind's vector file, cleaned of whatever an interrupted build left behind."""
+    def _open_file(self, con) -> tuple[VectorBackend | None, int]:
+        """The kind's vector file, cleaned of whatever an interrupted build left behind;
+        ``None`` when the kind starts afresh (:meth:`_create_file` makes it)."""
         manifest = read_manifests(con).get(self.kind)
         dim = self.encoder.dim
+        self.path = kind_path(self.store, self.kind, manifest)  # a built kind keeps its backend
         if manifest and self.path.exists():
             saved = manifest["saved_max_label"] if manifest["saved_max_label"] is not None else -1
+            vf = open_backend(backend_of(manifest), self.path, dim, ef=self.cfg.ef, writable=True)
+            if vf.count > saved + 1 and self._rows_cover(con, saved + 1, vf.count):
+                # Killed after the file was replaced but before the manifest said so: the
+                # rows of those vectors were committed before the file was saved, so the
+                # file is right and the manifest is behind.
+                saved = vf.count - 1
+                write_manifest(con, self.kind, saved_max_label=saved)
             con.execute("DELETE FROM index_items WHERE kind = ? AND label_id > ?", [self.kind, saved])
-            vf = VectorFile.load(self.path, dim, ef=self.cfg.ef)
             if vf.count != saved + 1:
                 raise VectorIndexError(
                     f"{self.path} holds {vf.count} vectors but the catalog expects {saved + 1}; "
@@ -202,12 +225,25 @@ class _KindBuilder:
             vf.mark_deleted(dead)  # marks made after the last save were lost with a crash
             return vf, saved + 1
         con.execute("DELETE FROM index_items WHERE kind = ?", [self.kind])
-        vf = VectorFile.create(self.path, dim, M=self.cfg.M, ef_construction=self.cfg.ef_construction,
-                               ef=self.cfg.ef)
-        write_manifest(con, self.kind, encoder=self.encoder.name, fingerprint=self.encoder.fingerprint, dim=dim,
-                       space=SPACE, M=self.cfg.M, ef_construction=self.cfg.ef_construction, items=0, deleted=0,
-                       saved_max_label=-1, complete=False, built_at=now(), seconds=0.0)
-        return vf, 0
+        return None, 0
+
+    def _create_file(self, con, total: int) -> VectorBackend:
+        """A new vector file for ``total`` vectors, its backend chosen by ``[index] backend``."""
+        backend = choose_backend(self.cfg, total)
+        for path in vector_paths(self.path.parent, self.kind):  # left by a build that never saved
+            path.unlink(missing_ok=True)
+        self.path = index_path(self.store, self.kind, backend)
+        vf = create_backend(backend, self.path, self.encoder.dim, self.cfg)
+        write_manifest(con, self.kind, encoder=self.encoder.name, fingerprint=self.encoder.fingerprint,
+                       dim=self.encoder.dim, space=SPACE, backend=vf.name, M=vf.M, ef_construction=vf.ef_construction,
+                       items=0, deleted=0, saved_max_label=-1, complete=False, built_at=now(), seconds=0.0)
+        return vf
+
+    def _rows_cover(self, con, first: int, end: int) -> bool:
+        """Whether the catalog holds one row for each label in [first, end)."""
+        n = con.execute("SELECT count(DISTINCT label_id) FROM index_items WHERE kind = ? AND label_id >= ? "
+                        "AND label_id < ?", [self.kind, first, end]).fetchone()[0]
+        return n == end - first
 
     def _write_want(self, con) -> None:
         con.execute(f"CREATE OR REPLACE TABLE {WANT_TABLE} (item_key VARCHAR, key_hash VARCHAR, text VARCHAR, "
@@ -236,7 +272,7 @@ class _KindBuilder:
         finally:
             read.close()
 
-    def _mark_deleted(self, con, vf: VectorFile) -> int:
+    def _mark_deleted(self, con, vf: VectorBackend) -> int:
         gone = [r[0] for r in con.execute(f"""
             SELECT label_id FROM index_items i
             WHERE kind = ? AND NOT deleted
@@ -275,9 +311,9 @@ class _KindBuilder:
         """, {"kind": self.kind, "sources": sources})
         return con.execute(f"SELECT count(*) FROM {PENDING_TABLE}").fetchone()[0]
 
-    def _add_pending(self, vf: VectorFile, total: int) -> None:
+    def _add_pending(self, vf: VectorBackend, total: int) -> None:
         catalog = self.store.catalog
-        chunk = max(2048, 16 * self.batch_size)
+        chunk = max(CHUNK_ROWS, 16 * self.batch_size)
         vf.reserve(total)
         # Graph insertion runs between encoder batches on all cores: on a small machine a
         # worker thread beside torch only makes the two fight over the same cores.

@@ -4,7 +4,9 @@ Labels are the ``label_id`` column of ``index_items``; hnswlib keeps only vector
 """
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,11 @@ SPACE = "cosine"
 
 
 class VectorFile:
-    """An hnswlib index bound to ``path`` (``STORE/index/<kind>.hnsw``)."""
+    """An hnswlib index bound to ``path`` (``STORE/index/<kind>.hnsw``): the ``hnswlib``
+    :class:`~indexer._backends.VectorBackend`, float32 and whole in RAM."""
+
+    name = "hnswlib"
+    memory_mapped = False
 
     def __init__(self, path: Path, dim: int, *, M: int = 16, ef_construction: int = 200, ef: int = 64):
         import hnswlib  # deferred: `kgstore --help` must not pay for it
@@ -60,7 +66,19 @@ class VectorFile:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         self._index.save_index(str(tmp))
+        # hnswlib does not check its writes: on a full disk it leaves a short file and says
+        # nothing, which must never replace the good one
+        written, expected = tmp.stat().st_size, self._index.index_file_size()
+        if written != expected:
+            tmp.unlink(missing_ok=True)
+            full = shutil.disk_usage(tmp.parent).free < expected - written + (1 << 20)
+            raise OSError(errno.ENOSPC if full else errno.EIO,
+                          f"{'No space left on device' if full else 'short write'}: wrote {written} of "
+                          f"{expected} bytes of {self.path}")
         os.replace(tmp, self.path)
+
+    def close(self) -> None:
+        self._index = None
 
     # -- writes ---------------------------------------------------------------------------
     @property

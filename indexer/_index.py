@@ -1,6 +1,7 @@
 """Reading the indexes: semantic search per kind and entity linking."""
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -10,23 +11,19 @@ import numpy as np
 
 from kgstore.errors import EncoderMismatchError, VectorIndexError
 
-from ._build import check_kinds, index_path, mismatch_message
+from ._backends import VectorBackend, backend_of, open_backend
+from ._build import check_kinds, kind_path, mismatch_message
 from ._encoder import Encoder
-from ._hnsw import VectorFile
-from ._linking import (NameRow, combine, content_words, match_kind, prior, question_spans, rank_question,
-                       schema_stems)
+from ._labels import LabelLookup
+from ._linking import (NameRow, check_tiers, combine, content_words, match_kind, prior, question_spans,
+                       rank_question, schema_stems)
 from ._records import KINDS, Candidate, SearchHit
 from ._snapshot import RowSnapshot, rows_path
-from ._tables import get_state, has_tables, read_manifests
+from ._tables import has_tables, read_manifests
 from ._verbalize import clean, name_key
 
 MAX_LEXICAL = 300
 _BRACKETS = re.compile(r"\[([^\[\]]+)\]")  # "who directed [Kismet]": the mentions to link
-_NAME_SQL = """
-    SELECT n.key, n.name, n.iri, n.source, e.label, e.description, coalesce(e.popularity, 0)
-    FROM index_names n JOIN entities e ON e.iri = n.iri
-    WHERE n.key IN (SELECT unnest(?::VARCHAR[]))
-"""
 
 
 class Index:
@@ -43,11 +40,12 @@ class Index:
         with store.catalog.connect() as con:
             self._manifests = read_manifests(con)
             self._has_tables = has_tables(con)
-            self._max_tokens = int(get_state(con, "names_max_tokens") or 0) if self._has_tables else 0
+        self._labels = LabelLookup.open(store)  # the label-and-alias lookup tier (labels.sqlite)
+        self._max_tokens = self._labels.max_tokens if self._labels else 0
         for kind, manifest in self._manifests.items():
             if manifest["fingerprint"] != self.encoder.fingerprint:
                 raise EncoderMismatchError(mismatch_message(store, kind, manifest, self.encoder))
-        self._files: dict[str, VectorFile] = {}
+        self._files: dict[str, VectorBackend] = {}
         self._rows: dict[str, RowSnapshot | None] = {}
         self._max_popularity: int | None = None
         self._stems: frozenset[str] | None = None
@@ -57,6 +55,8 @@ class Index:
         return cls(store, encoder=encoder)
 
     def close(self) -> None:
+        # dropped, not closed: a search in another thread may still hold a file, which is
+        # released (unmapped) with the last reference
         self._files.clear()
         self._rows.clear()
 
@@ -84,16 +84,19 @@ class Index:
         """Per built kind: items, deleted, encoder, fingerprint, parameters, build time."""
         return {k: dict(self._manifests[k]) for k in self.kinds}
 
-    def _file(self, kind: str) -> VectorFile:
+    def _file(self, kind: str) -> VectorBackend:
         check_kinds([kind])
         vf = self._files.get(kind)
         if vf is None:
-            if kind not in self._manifests:
+            manifest = self._manifests.get(kind)
+            if manifest is None:
                 raise VectorIndexError(f"the {kind} index of {self.store.path} has not been built; "
                                        f"run `kgstore index {self.store.path}`")
-            vf = self._files[kind] = VectorFile.load(index_path(self.store, kind), self.encoder.dim,
-                                                     ef=self.store.config.index.ef)
-            self._rows[kind] = RowSnapshot.load(rows_path(index_path(self.store, kind)))
+            # the backend the kind was built with, whatever the config says now
+            path = kind_path(self.store, kind, manifest)
+            vf = self._files[kind] = open_backend(backend_of(manifest), path, self.encoder.dim,
+                                                  ef=self.store.config.index.ef)
+            self._rows[kind] = RowSnapshot.load(rows_path(path))
         return vf
 
     # -- search --------------------------------------------------------------------------------
@@ -193,13 +196,13 @@ class Index:
 
     # -- entity linking ----------------------------------------------------------------------------
     def _names(self, con, keys: list[str]) -> list[NameRow]:
-        if not keys or not self._has_tables:
+        if not keys or self._labels is None:
             return []
-        return [NameRow(*r) for r in con.execute(_NAME_SQL, [keys]).fetchall()]
+        return self._labels.lookup(keys)
 
     def _popularity_ceiling(self, con) -> int:
         if self._max_popularity is None:
-            self._max_popularity = int(con.execute("SELECT coalesce(max(popularity), 0) FROM entities").fetchone()[0])
+            self._max_popularity = self._labels.max_popularity if self._labels is not None else 0
         return self._max_popularity
 
     def _schema_stems(self, con) -> frozenset[str]:
@@ -210,19 +213,24 @@ class Index:
             self._stems = schema_stems(labels)
         return self._stems
 
-    def link(self, mention: str, k: int = 10, *, vectors: bool = True) -> list[Candidate]:
+    def link(self, mention: str, k: int = 10, *, vectors: bool = True, tiers=None) -> list[Candidate]:
         """Entities ``mention`` may refer to, best first.
 
-        Exact and normalised matches of labels and aliases come first, then nearest
-        neighbours in the entity index (when built and ``vectors``); similarity to the
-        mention and popularity order candidates within each tier.
+        Exact and normalised matches of labels and aliases come first (the lookup tier,
+        no vector needed), then nearest neighbours in the entity index (when built and
+        ``vectors``); similarity to the mention and popularity order candidates within each
+        tier. ``tiers`` (default all): any of ``exact``, ``normalized``, ``vectors``.
         """
         mention = clean(mention)
         if not mention:
             return []
-        use_vectors = vectors and "entities" in self._manifests
-        with self.store.catalog.connect() as con:
-            rows = self._names(con, [name_key(mention)])
+        tiers = check_tiers(tiers)
+        use_vectors = vectors and "vectors" in tiers and "entities" in self._manifests
+        # names come from labels.sqlite: the catalog is opened only for vector candidates
+        with (self.store.catalog.connect() if use_vectors else contextlib.nullcontext()) as con:
+            rows = self._names(con, [name_key(mention)]) if tiers & {"exact", "normalized"} else []
+            if "normalized" not in tiers:
+                rows = [r for r in rows if r.name == mention]
             ceiling = self._popularity_ceiling(con)
             best: dict[str, tuple[str, NameRow]] = {}
             order = {"exact": 0, "label": 1, "alias": 2}
@@ -288,29 +296,37 @@ class Index:
             return [c for m in mentions for c in self.link(m, k, vectors=vectors)]
         return self.link_question(text, k)
 
-    def link_question(self, question: str, k: int = 10) -> list[Candidate]:
+    def link_question(self, question: str, k: int = 10, *, tiers=None) -> list[Candidate]:
         """Entity mentions found in a whole question, best first, each with its ``span``.
 
         Every word n-gram is looked up among normalised labels and aliases; spans that are
         only stopwords or relation words ("directed", "actors") rank last, capitalised and
         longer spans and popular entities first. When no name matches at all, the question's
-        content words are linked through the entity vector index.
+        content words are linked through the entity vector index. ``tiers`` (default all):
+        any of ``exact``, ``normalized``, ``vectors``.
         """
         question = question.strip()
         if not question:
             return []
-        with self.store.catalog.connect() as con:
-            if not self._has_tables or not self._max_tokens:
-                raise VectorIndexError(f"no entity names indexed in {self.store.path}; "
-                                       f"run `kgstore index {self.store.path}`")
-            spans_by_key: dict[str, list] = {}
-            for span in question_spans(question, self._max_tokens):
-                spans_by_key.setdefault(span.key, []).append(span)
-            rows = self._names(con, list(spans_by_key))
-            ceiling = self._popularity_ceiling(con)
-            stems = self._schema_stems(con)
+        tiers = check_tiers(tiers)
+        if self._stems is None:
+            with self.store.catalog.connect() as con:
+                self._schema_stems(con)
+        # names come from labels.sqlite: no catalog connection per question
+        if self._labels is None or not self._max_tokens:
+            raise VectorIndexError(f"no entity names indexed in {self.store.path}; "
+                                   f"run `kgstore index {self.store.path}`")
+        spans_by_key: dict[str, list] = {}
+        for span in question_spans(question, self._max_tokens):
+            spans_by_key.setdefault(span.key, []).append(span)
+        rows = self._names(None, list(spans_by_key)) if tiers & {"exact", "normalized"} else []
+        ceiling = self._popularity_ceiling(None)
+        stems = self._stems
         if rows:
-            return rank_question(question, spans_by_key, rows, stems, ceiling, k)
-        if "entities" not in self._manifests:
+            found = rank_question(question, spans_by_key, rows, stems, ceiling, k,
+                                  exact_only="normalized" not in tiers)
+            if found:
+                return found
+        if "entities" not in self._manifests or "vectors" not in tiers:
             return []
-        return self.link(content_words(question, stems), k)
+        return self.link(content_words(question, stems), k, tiers={"vectors"} | (tiers & {"exact", "normalized"}))

@@ -1,8 +1,10 @@
 """Entity linking: from a mention (or a whole question) to ranked entity candidates.
 
-Lexical evidence comes from ``index_names`` (labels and aliases under a normalised key:
-case-folded, accents and punctuation stripped); semantic evidence from the entity vector
-index; a popularity prior (facts per entity) breaks ties between namesakes.
+Lexical evidence comes from the lookup tier (``labels.sqlite``, see ``_labels``: labels and
+aliases under a normalised key: case-folded, accents and punctuation stripped); semantic
+evidence from the entity vector index; a popularity prior (facts per entity) breaks ties
+between namesakes. Three tiers, each optional (``tiers=``): ``exact`` names, ``normalized``
+keys, ``vectors``.
 
 For a whole question, every word n-gram is looked up at once; spans are then ranked by
 what makes a span a likely *topic* mention: it has a content word (not only stopwords or
@@ -17,14 +19,14 @@ import math
 import re
 from dataclasses import dataclass
 
-import pyarrow as pa
-
+from ._labels import MAX_NGRAM, LabelRow
 from ._records import Candidate
-from ._sources import FETCH_ROWS
-from ._tables import get_state, set_state
 from ._verbalize import clean, fold, name_key, stem
 
-MAX_NGRAM = 24
+TIERS = ("exact", "normalized", "vectors")
+
+__all__ = ["TIERS", "MAX_NGRAM", "STOPWORDS", "MATCH_WEIGHT", "NameRow", "Span", "check_tiers", "prior",
+           "match_kind", "combine", "question_spans", "schema_stems", "rank_question", "content_words"]
 _WORD = re.compile(r"[^\W_]+")
 _PUNCT_RUN = re.compile(r"[^\w\s]+|_+")
 
@@ -41,61 +43,21 @@ name names list give tell show find
 MATCH_WEIGHT = {"exact": 1.0, "label": 0.9, "alias": 0.8, "vector": 0.0}
 
 
-# -- the names table -----------------------------------------------------------------------
-SIGNATURE_SQL = """
-    SELECT count(*), coalesce(bit_xor(hash(iri, label, aliases, is_mediator)), 0) FROM entities
-"""
-
-
-def refresh_names(con) -> bool:
-    """Rebuild ``index_names`` if the entity catalog changed since it was built. Returns
-    whether it was rebuilt."""
-    signature = "%d:%d" % tuple(con.execute(SIGNATURE_SQL).fetchone())
-    if get_state(con, "names_signature") == signature:
-        return False
-    con.execute("DELETE FROM index_names")
-    max_tokens = 1
-    read = con.cursor()
-    cur = read.execute("""
-        SELECT iri, label, aliases FROM entities
-        WHERE label IS NOT NULL AND NOT coalesce(is_mediator, FALSE)
-    """)
-    while True:
-        rows = cur.fetchmany(FETCH_ROWS)
-        if not rows:
-            break
-        keys, names, iris, sources = [], [], [], []
-        for iri, label, aliases in rows:
-            for name, source in [(label, "label")] + [(a, "alias") for a in (aliases or ())]:
-                name = clean(name)
-                key = name_key(name) if name else ""
-                if not key:
-                    continue
-                keys.append(key)
-                names.append(name)
-                iris.append(iri)
-                sources.append(source)
-                max_tokens = max(max_tokens, key.count(" ") + 1)
-        table = pa.table({"key": keys, "name": names, "iri": iris, "source": sources})
-        con.register("_names", table)
-        con.execute("INSERT INTO index_names SELECT key, name, iri, source FROM _names")
-        con.unregister("_names")
-    read.close()
-    set_state(con, "names_signature", signature)
-    set_state(con, "names_max_tokens", str(min(max_tokens, MAX_NGRAM)))
-    return True
-
-
 # -- scoring -------------------------------------------------------------------------------
-@dataclass
-class NameRow:
-    key: str
-    name: str
-    iri: str
-    source: str
-    label: str
-    description: str | None
-    popularity: int
+NameRow = LabelRow  # one matching name of an entity, as the lookup tier returns it
+
+
+def check_tiers(tiers) -> frozenset[str]:
+    """The linking tiers to use: any of ``exact`` (a label or alias written as in the
+    mention), ``normalized`` (the same lookup key: case, accents, punctuation aside) and
+    ``vectors`` (nearest neighbours in the entity index); None means all three."""
+    if tiers is None:
+        return frozenset(TIERS)
+    chosen = frozenset(tiers)
+    unknown = chosen - set(TIERS)
+    if unknown:
+        raise ValueError(f"unknown linking tier(s) {sorted(unknown)}; choose from {list(TIERS)}")
+    return chosen
 
 
 def prior(popularity: int, max_popularity: int) -> float:
@@ -151,7 +113,9 @@ def schema_stems(relation_labels) -> frozenset[str]:
 
 
 def rank_question(question: str, spans_by_key: dict[str, list[Span]], rows: list[NameRow],
-                  stems: frozenset[str], max_popularity: int, k: int) -> list[Candidate]:
+                  stems: frozenset[str], max_popularity: int, k: int, *, exact_only: bool = False) -> list[Candidate]:
+    """Candidates from the names found in ``question``; ``exact_only``: only names written
+    in the question as they are in the store (the ``exact`` tier alone)."""
     ranked = []
     for row in rows:
         for span in spans_by_key.get(row.key, ()):
@@ -161,6 +125,8 @@ def rank_question(question: str, spans_by_key: dict[str, list[Span]], rows: list
             opening = span.start == 0 and span.words[0] in STOPWORDS
             capitalised = any(c.isupper() or c.isdigit() for c in (raw[1:] if opening else raw))
             exact = any(question.startswith(row.name, start) for start in _starts(question, span.start))
+            if exact_only and not exact:
+                continue
             # titles made of common words ("You and Me", "May") count when written as names
             strong = bool(content) or (capitalised and exact)
             p = prior(row.popularity, max_popularity)

@@ -5,10 +5,13 @@
   aliases, a triple...) and ``key_hash`` hashes the embedded text together with the model,
   so an incremental build re-embeds only texts it has not embedded before.
 * ``index_manifest``: per kind, the model that built it (name and content fingerprint),
-  hnswlib parameters, counts, and the highest label saved to disk (rows above it belong
-  to an interrupted build and are dropped when the next one starts).
-* ``index_names``: normalised entity labels and aliases, the lexical side of entity linking.
-* ``index_state``: small key/value facts (e.g. which catalog state ``index_names`` reflects).
+  the vector backend (``hnswlib``, ``usearch``; NULL: hnswlib) and its graph parameters,
+  counts, and the highest label saved to disk (rows above it belong to an interrupted
+  build and are dropped when the next one starts).
+* ``index_state``: small key/value facts.
+
+The lexical side of entity linking (labels and aliases by normalised key) is not here: it
+is ``STORE/index/labels.sqlite`` (``_labels``), a B-tree lookup per mention.
 * ``index_descriptions``: cached rewrites of statement-memory templates by a describer (LLM).
 """
 from __future__ import annotations
@@ -41,13 +44,8 @@ CREATE TABLE IF NOT EXISTS index_manifest (
     saved_max_label BIGINT,
     complete BOOLEAN,
     built_at TIMESTAMP,
-    seconds DOUBLE
-);
-CREATE TABLE IF NOT EXISTS index_names (
-    key VARCHAR NOT NULL,
-    name VARCHAR NOT NULL,
-    iri VARCHAR NOT NULL,
-    source VARCHAR NOT NULL
+    seconds DOUBLE,
+    backend VARCHAR
 );
 CREATE TABLE IF NOT EXISTS index_state (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS index_descriptions (
@@ -63,6 +61,10 @@ PENDING_TABLE = "_index_pending"
 
 def ensure_tables(con) -> None:
     con.execute(DDL)
+    # stores indexed before the vector backend was a choice (their kinds are hnswlib)
+    con.execute("ALTER TABLE index_manifest ADD COLUMN IF NOT EXISTS backend VARCHAR")
+    # stores indexed before the names moved to labels.sqlite
+    con.execute("DROP TABLE IF EXISTS index_names")
 
 
 def has_tables(con) -> bool:

@@ -1,5 +1,6 @@
 """A full disk, said once: the shapes ENOSPC takes in the libraries that write a store
-(OSError from Python and pyoxigraph, DuckDB's IOException, text in a RuntimeError) become
+(OSError from Python and pyoxigraph, DuckDB's IOException, SQLite's SQLITE_FULL, text in a
+RuntimeError) become
 one :class:`~kgstore.errors.DiskFullError` that names the store and its disk.
 
 ``ingest`` and ``build_index`` are wrapped with :func:`disk_full_as_error`; everything they
@@ -15,7 +16,7 @@ from pathlib import Path
 from .errors import DiskFullError, KgstoreError
 
 _NO_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
-_NO_SPACE_WORDS = ("no space left on device", "disk quota exceeded")
+_NO_SPACE_WORDS = ("no space left on device", "disk quota exceeded", "database or disk is full")  # the last: SQLite
 
 
 def is_disk_full(exc: BaseException) -> bool:

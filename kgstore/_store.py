@@ -6,9 +6,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 from ._catalog import Catalog
 from ._columns import ntriples_bytes, triple_columns
@@ -321,6 +324,35 @@ class Store:
             rows = con.execute("SELECT iri, popularity FROM entities WHERE list_contains(?, iri)", [wanted]).fetchall()
         found = {iri: int(pop or 0) for iri, pop in rows}
         return {iri: found.get(iri, 0) for iri in wanted}
+
+    ENTITY_NAME_COLUMNS = ("iri", "label", "aliases", "description", "popularity", "names_hash")
+
+    def entity_names_signature(self) -> str:
+        """A digest of every labelled, non-mediator entity's naming columns (label, aliases,
+        description, popularity): equal digests mean :meth:`entity_names` would yield the same rows."""
+        self._check_open()
+        with self.catalog.connect() as con:
+            count, digest = con.execute(
+                "SELECT count(*), coalesce(bit_xor(hash(iri, label, aliases, description, popularity)), 0) "
+                "FROM entities WHERE label IS NOT NULL AND NOT coalesce(is_mediator, FALSE)").fetchone()
+        return f"{count}:{digest}"
+
+    def entity_names(self, *, batch_rows: int = 50_000) -> Iterator["pa.RecordBatch"]:
+        """Every labelled, non-mediator entity's naming columns, streamed in Arrow record
+        batches of at most ``batch_rows`` rows: ``iri``, ``label``, ``aliases`` (list),
+        ``description``, ``popularity`` (0 when unknown) and ``names_hash`` (a hash of label
+        and aliases: it changes when, and only when, the entity's names change)."""
+        self._check_open()
+        with self.catalog.connect() as con:
+            cur = con.cursor()
+            try:
+                reader = cur.sql(
+                    "SELECT iri, label, aliases, description, coalesce(popularity, 0) AS popularity, "
+                    "hash(label, aliases) AS names_hash FROM entities "
+                    "WHERE label IS NOT NULL AND NOT coalesce(is_mediator, FALSE)").to_arrow_reader(batch_rows)
+                yield from reader
+            finally:
+                cur.close()
 
     def missing_iris(self, iris: Iterable[str | None]) -> list[str]:
         """The IRIs among ``iris`` that name nothing in the store (neither in the catalog

