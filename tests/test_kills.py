@@ -157,8 +157,10 @@ def test_index_killed_between_saving_its_file_and_its_manifest_resumes(index_sto
 
 # -- graph sync ---------------------------------------------------------------------------------
 SYNC = (
-    "import sys\nfrom kgstore import Store\nfrom kgstore.graph import sync_graph\n"
-    "def said(p):\n    print('stage', p.stage, flush=True)\n"
+    "import sys, time\nfrom kgstore import Store\nfrom kgstore.graph import sync_graph\n"
+    # A pause at each stage report (the last, "done", included), so that a kill drawn 0-0.3 s
+    # after a stage starts lands before the process ends however fast this machine is.
+    "def said(p):\n    print('stage', p.stage, flush=True)\n    time.sleep(0.15)\n"
     "with Store.open(sys.argv[1]) as s:\n    sync_graph(s, said)\n"
 )
 SYNC_STAGES = ["export", "Entity", "REL", "HAS_VALUE"]
