@@ -18,13 +18,13 @@ by the first build that adds a label above it.
 from __future__ import annotations
 
 import errno
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 
 from kgstore.errors import VectorIndexError
+
+from ._saved_file import replace_if_whole
 
 __all__ = ["UsearchFile", "DTYPES"]
 
@@ -94,14 +94,7 @@ class UsearchFile:
         except RuntimeError as exc:
             tmp.unlink(missing_ok=True)
             raise OSError(errno.EIO, f"cannot write {self.path}: {exc}") from exc
-        written = tmp.stat().st_size
-        if written != expected:  # a short file must never replace the good one
-            tmp.unlink(missing_ok=True)
-            full = shutil.disk_usage(tmp.parent).free < expected - written + (1 << 20)
-            raise OSError(errno.ENOSPC if full else errno.EIO,
-                          f"{'No space left on device' if full else 'short write'}: wrote {written} of "
-                          f"{expected} bytes of {self.path}")
-        os.replace(tmp, self.path)
+        replace_if_whole(tmp, self.path, expected)
 
     def close(self) -> None:
         self._index = None

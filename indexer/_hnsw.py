@@ -4,14 +4,13 @@ Labels are the ``label_id`` column of ``index_items``; hnswlib keeps only vector
 """
 from __future__ import annotations
 
-import errno
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 
 from kgstore.errors import VectorIndexError
+
+from ._saved_file import replace_if_whole
 
 SPACE = "cosine"
 
@@ -66,16 +65,7 @@ class VectorFile:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         self._index.save_index(str(tmp))
-        # hnswlib does not check its writes: on a full disk it leaves a short file and says
-        # nothing, which must never replace the good one
-        written, expected = tmp.stat().st_size, self._index.index_file_size()
-        if written != expected:
-            tmp.unlink(missing_ok=True)
-            full = shutil.disk_usage(tmp.parent).free < expected - written + (1 << 20)
-            raise OSError(errno.ENOSPC if full else errno.EIO,
-                          f"{'No space left on device' if full else 'short write'}: wrote {written} of "
-                          f"{expected} bytes of {self.path}")
-        os.replace(tmp, self.path)
+        replace_if_whole(tmp, self.path, self._index.index_file_size())  # hnswlib does not check its writes
 
     def close(self) -> None:
         self._index = None
