@@ -47,7 +47,6 @@ class Index:
                 raise EncoderMismatchError(mismatch_message(store, kind, manifest, self.encoder))
         self._files: dict[str, VectorBackend] = {}
         self._rows: dict[str, RowSnapshot | None] = {}
-        self._max_popularity: int | None = None
         self._stems: frozenset[str] | None = None
 
     @classmethod
@@ -200,10 +199,9 @@ class Index:
             return []
         return self._labels.lookup(keys)
 
-    def _popularity_ceiling(self, con) -> int:
-        if self._max_popularity is None:
-            self._max_popularity = self._labels.max_popularity if self._labels is not None else 0
-        return self._max_popularity
+    def _popularity_ceiling(self) -> int:
+        """The store's highest popularity (read with the label file), the scale of the prior."""
+        return self._labels.max_popularity if self._labels is not None else 0
 
     def _schema_stems(self, con) -> frozenset[str]:
         if self._stems is None:
@@ -231,7 +229,7 @@ class Index:
             rows = self._names(con, [name_key(mention)]) if tiers & {"exact", "normalized"} else []
             if "normalized" not in tiers:
                 rows = [r for r in rows if r.name == mention]
-            ceiling = self._popularity_ceiling(con)
+            ceiling = self._popularity_ceiling()
             best: dict[str, tuple[str, NameRow]] = {}
             order = {"exact": 0, "label": 1, "alias": 2}
             # namesakes beyond the most popular few hundred cannot make the top k anyway
@@ -320,7 +318,7 @@ class Index:
         for span in question_spans(question, self._max_tokens):
             spans_by_key.setdefault(span.key, []).append(span)
         rows = self._names(None, list(spans_by_key)) if tiers & {"exact", "normalized"} else []
-        ceiling = self._popularity_ceiling(None)
+        ceiling = self._popularity_ceiling()
         stems = self._stems
         if rows:
             found = rank_question(question, spans_by_key, rows, stems, ceiling, k,
