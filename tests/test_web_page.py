@@ -76,6 +76,15 @@ class Visit:
         self.page.goto(self.base_url + path)
         return self.page
 
+    def ask(self, method: str, question: str):
+        """Open the Ask tab, choose ``method`` once the server's list holds it, and submit."""
+        page = self.open("/ui/ask")
+        sync_api.expect(page.locator(f"#ask-method option[value={method}]")).to_have_count(1)
+        page.select_option("#ask-method", method)
+        page.fill("#ask-question", question)
+        page.click("#ask-submit")
+        return page
+
     def shot(self, path: Path, *, doc_name: str | None = None) -> None:
         self.page.screenshot(path=str(path), full_page=True)
         target = os.environ.get("KGSTORE_PAGE_SCREENSHOTS")
@@ -179,11 +188,7 @@ def test_ask_shows_answer_evidence_graph_and_refusal(browser, demo_store, tmp_pa
     with LiveServer(demo_store, llm=llm) as live:
         v = Visit(browser, live.url)
         try:
-            page = v.open("/ui/ask")
-            sync_api.expect(page.locator("#ask-method option[value=pseudo-graph]")).to_have_count(1)
-            page.select_option("#ask-method", "pseudo-graph")
-            page.fill("#ask-question", QUESTION)
-            page.click("#ask-submit")
+            page = v.ask("pseudo-graph", QUESTION)
             sync_api.expect(page.locator("#ask-answer .value")).to_have_text("Andes")
             rows = page.locator("#ask-evidence tbody tr")
             sync_api.expect(rows.first).to_contain_text("country")
@@ -226,11 +231,7 @@ def test_queued_questions_wait_visibly(browser, demo_store, tmp_path):  # noqa: 
             time.sleep(0.05)
         v = Visit(browser, live.url)
         try:
-            page = v.open("/ui/ask")
-            sync_api.expect(page.locator("#ask-method option[value=io]")).to_have_count(1)
-            page.select_option("#ask-method", "io")
-            page.fill("#ask-question", "Which range is in Chile?")
-            page.click("#ask-submit")
+            page = v.ask("io", "Which range is in Chile?")
             sync_api.expect(page.locator("#ask-progress-text")).to_contain_text("1 question ahead of yours")
             v.shot(tmp_path / "queued.png")
             release.set()
@@ -274,11 +275,7 @@ def test_real_model_answers_in_the_page(browser, demo_store, tmp_path):  # noqa:
     with LiveServer(demo_store) as live:  # the store's configured model: the packaged one
         v = Visit(browser, live.url)
         try:
-            page = v.open("/ui/ask")
-            sync_api.expect(page.locator("#ask-method option[value=pgmr]")).to_have_count(1)
-            page.select_option("#ask-method", "pgmr")
-            page.fill("#ask-question", "Which countries does the Andes cover?")
-            page.click("#ask-submit")
+            page = v.ask("pgmr", "Which countries does the Andes cover?")
             sync_api.expect(page.locator("#ask-progress")).to_be_visible()
             sync_api.expect(page.locator("#ask-answer .value")).to_be_visible(timeout=300_000)
             answers = page.locator("#ask-answer .value a").all_inner_texts()
