@@ -25,13 +25,18 @@ Where each step lives:
   - ``pseudo_graph/``: ``_chain``, ``_pruning``
   - ``cascade.py`` and ``baselines.py`` (io, qsm) have none.
 
+* ``shapes/``: questions other than chains, around a method's chains: the shape read
+  from the question (``_detect``), the entities it names and the namesake meant
+  (``_mentions``), entities' facts by relation (``_attributes``), yes/no (``_boolean``),
+  comparisons and superlatives (``_order``) and counts (``_count``). The methods that
+  build queries (pgmr, memq, queryagent) and the cascade answer through it.
 * ``steps/``: what two or more methods share, one module a step: linking and retrieval
   (``_retrieval``), resolution of names to IRIs (``_resolution``), in-context examples
   (``_examples``), relation paths (``_paths``) and grounding a drafted chain in them
   (``_path_grounding``), SPARQL building (``_sparql_build``), the retry loop (``_retry``),
   triples as prompt text (``_graph_text``), grammars in code (``_gbnf``), grounding
-  answers in store terms (``_grounding``), answering and refusal (``_answering``), and
-  the result records (``_result``).
+  answers in store terms (``_grounding``), answering and refusal (``_answering``),
+  literal values as people read them (``_values``), and the result records (``_result``).
 * ``llm/``: the model backends, the packaged model and the completion cache.
 * ``prompts/``: the prompt and grammar files, by name.
 * ``sandbox/``: the Cypher and SPARQL sandboxes that text a model wrote runs in.
@@ -44,9 +49,11 @@ from .llm import LLM, Completion, ScriptedLLM, llm_from_config
 from .methods import METHODS, MethodRun, QAContext, QAMethod, make_method, method_class, method_names
 from .steps._grounding import iris_missing_from_store, marked_answers, normalise_label
 from .steps._result import Answer, Evidence, Refusal, TokenUsage
+from .steps._values import LiteralValue, literal_value
+from .shapes import QuestionShape, detect_shape
 
 __all__ = [
-    "Answer", "Evidence", "Refusal", "TokenUsage",
+    "Answer", "Evidence", "Refusal", "TokenUsage", "LiteralValue", "literal_value", "QuestionShape", "detect_shape",
     "LLM", "Completion", "ScriptedLLM", "llm_from_config",
     "METHODS", "MethodRun", "QAContext", "QAMethod", "make_method", "method_class", "method_names",
     "iris_missing_from_store", "marked_answers", "normalise_label",

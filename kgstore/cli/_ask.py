@@ -190,14 +190,23 @@ def _print_answer(doc: dict, prefixes: dict[str, str], *, trace: bool) -> None:
                       f"{escape(doc['refusal']['message'])}")
     else:
         flag = "  [magenta](from the model's own knowledge, not the store)[/]" if doc.get("parametric") else ""
+        shape = f"  [dim]({escape(doc['shape'])})[/]" if doc.get("shape") else ""
         for label, iri in zip(doc["answers"], doc["answer_iris"]):
             console.print(f"[bold green]Answer:[/] {escape(str(label))}"
                           + (f"  [dim]{escape(shorten(iri, prefixes))}[/]" if iri else "")
-                          + flag)
+                          + flag + shape)
+    if doc.get("meant"):
+        # which entity each name was read as: a namesake shows here
+        console.print("[dim]Read as:[/] " + "; ".join(
+            escape(f"{m['label']} ({shorten(m['iri'], prefixes)}"
+                   + (f", {m['description']}" if m.get("description") else "") + ")") for m in doc["meant"]))
     if doc.get("evidence"):
+        from qa import literal_value
+
         rows = [{"subject": f"{e['s_label'] or ''} ({shorten(e['s'], prefixes)})",
                  "relation": f"{e['p_label'] or ''} ({shorten(e['p'], prefixes)})",
-                 "object": e["o"] if e["literal"] else f"{e['o_label'] or ''} ({shorten(e['o'], prefixes)})"}
+                 "object": literal_value(e["o"], e.get("datatype")).text if e["literal"]
+                 else f"{e['o_label'] or ''} ({shorten(e['o'], prefixes)})"}
                 for e in doc["evidence"]]
         emit_rows(rows, ["subject", "relation", "object"], "table", title="Evidence")
     t = doc["tokens"]

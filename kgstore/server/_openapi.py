@@ -365,6 +365,14 @@ def _components(kinds: tuple[str, ...]) -> dict:
                                        "properties": {"reason": string, "message": string}},
                            "parametric": boolean, "query": nullable_string,
                            "evidence": {"type": "array", "items": {"type": "object"}},
+                           "values": {"type": "array", "description": "aligned with answers: a literal answer's "
+                                      "typed value (value as printed, lexical form, datatype, kind, unit), null "
+                                      "for an entity", "items": {"type": "object", "nullable": True}},
+                           "shape": {"type": "string", "nullable": True,
+                                     "enum": ["count", "boolean", "comparison", "superlative", "qualifier", None]},
+                           "meant": {"type": "array", "description": "the entities the question was read as "
+                                     "naming: mention, iri, label, description (and namesakes passed over)",
+                                     "items": {"type": "object"}},
                            "seconds": {"type": "number", "minimum": 0},
                            "tokens": {"type": "object", "required": ["prompt", "completion", "total", "calls"],
                                       "properties": {k: count for k in ("prompt", "completion", "total", "calls")}},

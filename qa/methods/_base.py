@@ -11,6 +11,7 @@ from kgstore.errors import LLMUnavailableError, QAError, VectorIndexError
 
 from ..llm import LLM, Completion
 from ..prompts import render_prompt
+from ..shapes import answer_in_shape
 from ..steps import _sparql_build as sb
 from ..steps._answering import refuse
 from ..steps._result import Answer, Refusal, TokenUsage
@@ -75,6 +76,9 @@ class QAMethod(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
     index_kinds: ClassVar[tuple[str, ...]] = ()  # the index kinds the method searches
+    # whether the method answers counts, yes/no, comparisons and superlatives (qa.shapes)
+    # around its chains; the methods that build queries do
+    shapes: ClassVar[bool] = False
 
     def __init__(self, context: QAContext):
         self.context = context
@@ -83,13 +87,20 @@ class QAMethod(ABC):
     def store(self):
         return self.context.store
 
-    def answer(self, question: str, *, allow_parametric: bool = False) -> Answer:
+    def answer(self, question: str, *, allow_parametric: bool = False, in_shape: bool | None = None) -> Answer:
+        """The answer to ``question``; ``in_shape=False`` answers it as a chain even in a
+        method that reads shapes (a method running another inside its own shape)."""
         started = time.perf_counter()
         if self.index_kinds:
             self.context.get_index(self.index_kinds)  # fail before the model spends a minute on the question
         run = MethodRun(self.context.llm)
         try:
-            result = self._answer(question, run, allow_parametric=allow_parametric)
+            if self.shapes if in_shape is None else in_shape:
+                result = answer_in_shape(self.store, self.context.get_index(), question, run, self.name,
+                                         lambda text=question: self._answer(text, run,
+                                                                            allow_parametric=allow_parametric))
+            else:
+                result = self._answer(question, run, allow_parametric=allow_parametric)
         except LLMUnavailableError:
             raise
         except QAError as exc:

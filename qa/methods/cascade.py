@@ -19,6 +19,7 @@ class CascadeMethod(QAMethod):
     name = "cascade"
     description = "pgmr first; pseudo-graph when pgmr finds no query that returns rows"
     index_kinds = ("entities", "uris", "relations", "triples")
+    shapes = True  # around the whole cascade: its methods answer the chain inside a shape
 
     def __init__(self, context: QAContext, *, first: str = "pgmr", then: str = "pseudo-graph"):
         super().__init__(context)
@@ -28,7 +29,7 @@ class CascadeMethod(QAMethod):
         self.then = make_method(then, context)
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
-        first = self.first.answer(question)
+        first = self.first.answer(question, in_shape=False)
         run.record("cascade", first=self.first.name, first_refusal=first.refusal.reason if first.refusal else None)
         run.tokens.merge(first.tokens)
         run.trace[self.first.name] = first.trace
@@ -37,7 +38,7 @@ class CascadeMethod(QAMethod):
                 return self.refuse(question, run, first.refusal.reason, first.refusal.message, allow_parametric)
             first.method = self.name
             return first
-        second = self.then.answer(question, allow_parametric=allow_parametric)
+        second = self.then.answer(question, allow_parametric=allow_parametric, in_shape=False)
         run.tokens.merge(second.tokens)
         run.trace[self.then.name] = second.trace
         second.method = self.name

@@ -83,7 +83,8 @@ def rows_answer(question: str, method: str, terms: Sequence[StoreTerm], evidence
     """An answer whose terms are the rows of an executed query (store terms by
     construction), with the instantiated patterns as evidence."""
     return Answer(question=question, method=method, answers=[t.label for t in terms],
-                  answer_iris=[t.iri for t in terms], evidence=list(evidence))
+                  answer_iris=[t.iri for t in terms], evidence=list(evidence),
+                  values=[t.value.to_dict() if t.value else None for t in terms])
 
 
 __all__ = ["answers_in", "ask_for_answers", "parametric_answers", "parametric_result", "refuse",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ._result import Evidence
+from ._values import LiteralValue
 
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
 _NON_WORD = re.compile(r"[^\w\s]|_")
@@ -45,10 +46,12 @@ def marked_answers(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class StoreTerm:
-    """A store entity (``iri`` set) or literal (``iri`` None) an answer was matched to."""
+    """A store entity (``iri`` set) or literal (``iri`` None) an answer was matched to;
+    a literal read from the store carries its typed ``value``."""
 
     label: str
     iri: str | None
+    value: "LiteralValue | None" = None
 
 
 def evidence_terms(evidence: Iterable[Evidence]) -> dict[str, StoreTerm]:
@@ -95,7 +98,7 @@ def ground_answers(answers: Sequence[str], evidence: Sequence[Evidence]) -> tupl
 def evidence_mentioning(evidence: Sequence[Evidence], terms: Sequence[StoreTerm]) -> list[Evidence]:
     """The evidence triples whose subject or object is one of ``terms``."""
     iris = {t.iri for t in terms if t.iri}
-    literals = {normalise_label(t.label) for t in terms if t.iri is None}
+    literals = {normalise_label(t.value.lexical if t.value else t.label) for t in terms if t.iri is None}
     return [e for e in evidence
             if e.s in iris or (not e.literal and e.o in iris) or (e.literal and normalise_label(e.o) in literals)]
 

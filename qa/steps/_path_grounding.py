@@ -12,6 +12,8 @@ returns rows is the final query. Every path is real, so no identifier can be inv
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -106,6 +108,13 @@ class PathGrounder:
         # longer path from a one-hop draft is mostly a walk there and back ("films of the
         # co-stars of the films of X"), whose facts lead the model to mark the wrong film
         read_hops = draft.hops + 1
+        trip = asks_round_trip(question)
+        if trip:
+            # "the director of X also directed …": the answer is back where X is, so the
+            # round trips compete even when the draft's words fit the way out better
+            trips = [i for i in sorted(range(len(paths)), key=lambda i: -scores[i]) if paths[i].round_trip]
+            chosen += [i for i in trips[:self.options] if i not in chosen]
+            read_hops = max(read_hops, 2)
         if reading:
             chosen += [i for i in best_per_last_step(paths, scores, self.read_paths, max_hops=read_hops)
                        if i not in chosen]
@@ -118,6 +127,8 @@ class PathGrounder:
                    "answers": runs[k].answers, **({"error": runs[k].error} if runs[k].error else {})}
                   for k in order]
         ranked = [k for k in order if runs[k].rows]
+        if trip:
+            ranked = [k for k in ranked if runs[k].path.round_trip] or ranked
         if not ranked:
             run.record(step, anchor=anchor_iri, paths=len(paths), options=record)
             return None
@@ -192,6 +203,18 @@ class PathGrounder:
         return PathRun(path, score, built, rows, error, terms)
 
 
+# Words with which English asks for the others that share something with the named one:
+# "X's director also directed …", "co-stars of X", "films that share a writer with X",
+# "the same actor as X". Grammar, not any one dataset's relations.
+_ROUND_TRIP = re.compile(r"\b(?:also|co-\w+|co\w*(?:star|direct|writ|author|found|produc)\w*|shares?|shared|same|"
+                         r"as well|together with|alongside)\b", re.I)
+
+
+def asks_round_trip(question: str) -> bool:
+    """Whether the question asks for others sharing something with the entity it names."""
+    return bool(_ROUND_TRIP.search(question))
+
+
 def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n: int, *,
                        max_hops: int = MAX_HOPS) -> list[int]:
     """The best-scoring path of each last step (relation and direction), for the ``n``
@@ -204,4 +227,4 @@ def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n
     return list(best.values())[:n]
 
 
-__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser", "best_per_last_step"]
+__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser", "best_per_last_step", "asks_round_trip"]

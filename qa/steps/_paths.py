@@ -53,6 +53,14 @@ class RelationPath:
     def hops(self) -> int:
         return len(self.steps)
 
+    @property
+    def round_trip(self) -> bool:
+        """The path goes back along the relation it came by, at some hop (``directed by →``
+        then ``← directed by``): from a film to its director's other films, from an actor
+        to the co-stars of their films, or on from those ("the years of the films whose
+        actors also appear in X")."""
+        return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(self.steps, self.steps[1:]))
+
     def example(self) -> ExamplePath:
         """The path as the examples write it (question text, placeholder SPARQL, plan)."""
         return ExamplePath(self.start, tuple(Hop(label, back) for label, (_, back) in zip(self.labels, self.steps)))

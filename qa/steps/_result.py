@@ -86,6 +86,12 @@ class Answer:
     seconds: float = 0.0
     tokens: TokenUsage = field(default_factory=TokenUsage)
     query: str | None = None  # the final executed query, for methods that build one
+    # aligned with ``answers``: a literal answer's typed value (``LiteralValue.to_dict``), None for entities
+    values: list[dict[str, Any] | None] = field(default_factory=list)
+    # the question's shape when it is not a chain: count, boolean, comparison, superlative, qualifier
+    shape: str | None = None
+    # the entities the question was read as naming (label, description, IRI): which namesake was meant
+    meant: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -100,6 +106,7 @@ class Answer:
                                                           "message": self.refusal.message},
             "parametric": self.parametric,
             "query": self.query,
+            "values": list(self.values), "shape": self.shape, "meant": list(self.meant),
             "evidence": [e.to_dict() for e in self.evidence],
             "seconds": round(self.seconds, 3), "tokens": self.tokens.to_dict(),
         }

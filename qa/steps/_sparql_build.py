@@ -19,6 +19,8 @@ from ._answering import rows_answer
 from ._grounding import StoreTerm
 from ._result import Evidence
 from ._retrieval import store_labels
+from ._value_details import literal_details
+from ._values import literal_value
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,8 @@ def answer_terms(store, query: BuiltQuery, rows: list[dict], *, limit: int) -> l
         if isinstance(v, ox.NamedNode):
             term = StoreTerm(labels.get(v.value) or v.value, v.value)
         elif isinstance(v, ox.Literal):
-            term = StoreTerm(v.value, None)
+            value = literal_value(v.value, v.datatype.value if v.datatype else None)
+            term = StoreTerm(value.text, None, value)
         else:
             continue
         if term not in terms:
@@ -133,10 +136,25 @@ def query_answer(store, question: str, method: str, query: BuiltQuery, rows: lis
                  timeout_s: float):
     """The answer of an executed query: its answer terms, the instantiated patterns as
     evidence, and the query itself."""
-    result = rows_answer(question, method, answer_terms(store, query, rows, limit=limit),
-                         evidence(store, query, timeout_s=timeout_s))
+    facts = evidence(store, query, timeout_s=timeout_s)
+    terms = [with_details(store, t, facts) for t in answer_terms(store, query, rows, limit=limit)]
+    result = rows_answer(question, method, terms, facts)
     result.query = query.render()
     return result
+
+
+def with_details(store, term: StoreTerm, facts: list[Evidence]) -> StoreTerm:
+    """A literal answer with the unit and precision its statement node gives, if any."""
+    if term.value is None:
+        return term
+    fact = next((f for f in facts if f.literal and f.o == term.value.lexical), None)
+    if fact is None:
+        return term
+    unit, precision = literal_details(store, fact.s, fact.p, term.value.lexical)
+    if not unit and not precision:
+        return term
+    value = literal_value(term.value.lexical, term.value.datatype, unit=unit, precision=precision)
+    return StoreTerm(value.text, None, value)
 
 
 def _bound(term: str, row: dict):

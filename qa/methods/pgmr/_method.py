@@ -62,6 +62,7 @@ class PGMRMethod(QAMethod):
     name = "pgmr"
     description = "post-generation memory retrieval: placeholder SPARQL, resolved in the URI memory, executed"
     index_kinds = ("entities", "uris", "relations")
+    shapes = True
 
     def __init__(self, context: QAContext, *, threshold: float = DEFAULT_THRESHOLD,
                  relation_threshold: float = DEFAULT_RELATION_THRESHOLD, examples: int = 4, candidates: int = 3,

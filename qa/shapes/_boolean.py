@@ -1,0 +1,104 @@
+"""Yes/no questions: a check of facts between the entities the question names.
+
+"Is Mount Everest in Nepal?" names a subject (the first entity) and one or more values.
+For each value:
+
+* **yes** when the store holds a fact joining the subject to it (either direction), and
+  no other relation the subject holds for that kind of value fits the question's words
+  clearly better ("was X born in Chicago" is not answered by X's residence in Chicago when
+  X's place of birth is elsewhere);
+* **no** when it does not, but the subject holds a relation whose values are of the
+  value's kind (Chile is the "country" of something, and Everest has countries: Nepal and
+  China), the relation that best fits the question's words; those values are the evidence;
+* otherwise **no answer**: the store is open-world, and a missing fact is not a false one.
+
+Several values ("does X border both Y and Z") are all checked: yes only when each is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..steps._result import Answer, Evidence, Refusal
+from ._attributes import Attribute, entity_attributes, rank_attributes, value_roles
+from ._mentions import Mention, without_mentions
+
+# How much better another relation must fit the question than the joining one to say no
+OTHER_RELATION_MARGIN = 0.15
+EVIDENCE_PER_VALUE = 10
+BOOLEAN = "http://www.w3.org/2001/XMLSchema#boolean"
+
+
+@dataclass
+class Check:
+    """The verdict on one value: ``True``, ``False`` or None (the store cannot say)."""
+
+    value: Mention
+    verdict: bool | None
+    facts: list[Evidence] = field(default_factory=list)
+    relation: str | None = None
+    why: str = ""
+
+    def to_dict(self) -> dict:
+        return {"value": self.value.label, "verdict": self.verdict, "relation": self.relation, "why": self.why,
+                "facts": [f.text() for f in self.facts[:5]]}
+
+
+def check_value(store, embed, subject: Mention, value: Mention, asked: str,
+                attributes: dict, *, timeout_s: float) -> Check:
+    joining = [a for a in attributes.values() if value.iri in a.other_ends()]
+    roles = value_roles(store, value.iri, timeout_s=timeout_s)
+    kin = [a for a in attributes.values() if a.key in roles and a not in joining and not a.literal]
+    ranked = rank_attributes(embed, asked, joining + kin)
+    scores = {(joining + kin)[i].key: s for s, i in ranked}
+    if joining:
+        best_join = max(joining, key=lambda a: scores[a.key])
+        rival = max(kin, key=lambda a: scores[a.key], default=None)
+        if rival is None or scores[rival.key] - scores[best_join.key] <= OTHER_RELATION_MARGIN:
+            facts = [f for f in best_join.facts if value.iri in (f.s, f.o)]
+            return Check(value, True, facts, best_join.label,
+                         f"the store holds {subject.label} {best_join.reading()} {value.label}")
+        return _no(value, rival, f"{rival.label} fits the question better than {best_join.label}")
+    if kin:
+        best = max(kin, key=lambda a: scores[a.key])
+        return _no(value, best, f"{subject.label} has other values of {best.label}")
+    return Check(value, None, why=f"the store holds nothing of {subject.label} of the kind {value.label} is")
+
+
+def _no(value: Mention, attribute: Attribute, why: str) -> Check:
+    return Check(value, False, attribute.facts[:EVIDENCE_PER_VALUE], attribute.label, why)
+
+
+def answer_boolean(store, index, question: str, mentions: list[Mention], method: str, run, *,
+                   timeout_s: float = 5.0) -> Answer | None:
+    """The yes/no answer with its facts, a refusal when the store cannot say, or None when
+    the question does not name a subject and a value to check."""
+    if len(mentions) < 2:
+        return None
+    subject, values = mentions[0], mentions[1:]
+    asked = without_mentions(question, mentions)
+    attributes = entity_attributes(store, subject.iri, timeout_s=timeout_s)
+    checks = [check_value(store, index.embed, subject, v, asked, attributes, timeout_s=timeout_s)
+              for v in values]
+    # a common word that also names an entity ("the cast of", "a film") is not a value to
+    # check when a name the question writes as one is judged
+    if any(c.verdict is not None for c in checks):
+        checks = [c for c in checks if c.verdict is not None or c.value.written_as_name]
+    run.record("boolean", subject=subject.to_dict(), asked=asked, checks=[c.to_dict() for c in checks])
+    meant = [m.to_dict() for m in mentions]
+    if any(c.verdict is False for c in checks):
+        verdict, used = False, [c for c in checks if c.verdict is False]
+    elif all(c.verdict for c in checks):
+        verdict, used = True, checks
+    else:
+        unknown = next(c for c in checks if c.verdict is None)
+        return Answer(question=question, method=method, shape="boolean", meant=meant,
+                      refusal=Refusal("no_answer", f"the store cannot say: {unknown.why}"))
+    evidence = [f for c in used for f in c.facts]
+    text = "yes" if verdict else "no"
+    return Answer(question=question, method=method, answers=[text], answer_iris=[None], evidence=evidence,
+                  values=[{"value": text, "lexical": "true" if verdict else "false", "datatype": BOOLEAN,
+                           "kind": "boolean"}],
+                  shape="boolean", meant=meant)
+
+
+__all__ = ["answer_boolean", "check_value", "Check"]

@@ -1,0 +1,206 @@
+"""What shape a question has, from its English form alone. Pure functions.
+
+Chains ("which films did X direct") are what every method answers; the other shapes are
+told by a few function words that English uses for them, whatever the knowledge base:
+
+* **count**: "how many …", "the number of …";
+* **boolean**: a question opening with an auxiliary verb ("is", "does", "did", "was" …);
+* **comparison**: a comparative ("larger", "more", "earlier" …) with two options ("X or
+  Y") or a "than" ("is X older than Y"); in the boolean form the answer is yes or no;
+* **superlative**: a superlative ("the highest", "the most recent", "the oldest" …).
+
+A comparative or superlative word says which way to order: up for numbers (``max``) and
+for dates (``date_max``: later). "Older" is the larger age but the earlier birth date, so
+each word carries both directions.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, asdict
+from typing import Sequence
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# words and the punctuation that ends a phrase
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|[,;:?!()\[\]]")
+_BOOLEAN_OPENING = {"is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could",
+                    "will", "would", "should", "isn't", "aren't", "wasn't", "doesn't", "didn't"}
+_WH_WORDS = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how"}
+_COUNT = re.compile(r"\bhow many\b|\bthe (?:total )?number of\b|\bcount (?:the|of|all)\b", re.I)
+
+# word: (direction over numbers, direction over dates)
+_UP, _DOWN = ("max", "max"), ("min", "min")
+_OLDER, _YOUNGER = ("max", "min"), ("min", "max")
+COMPARATIVES = {
+    **dict.fromkeys(["larger", "bigger", "higher", "taller", "longer", "greater", "heavier", "deeper", "wider",
+                     "more", "later", "newer", "richer", "faster", "hotter", "busier", "louder", "populous"], _UP),
+    **dict.fromkeys(["smaller", "lower", "shorter", "lighter", "shallower", "narrower", "fewer", "less", "earlier",
+                     "poorer", "slower", "colder", "sooner", "before"], _DOWN),
+    "older": _OLDER, "elder": _OLDER, "younger": _YOUNGER, "after": _UP,
+}
+SUPERLATIVES = {
+    **dict.fromkeys(["largest", "biggest", "highest", "tallest", "longest", "greatest", "heaviest", "deepest",
+                     "widest", "most", "latest", "newest", "richest", "fastest", "hottest", "busiest",
+                     "loudest", "last"], _UP),
+    **dict.fromkeys(["smallest", "lowest", "shortest", "lightest", "shallowest", "narrowest", "fewest", "least",
+                     "earliest", "poorest", "slowest", "coldest", "first"], _DOWN),
+    "oldest": _OLDER, "eldest": _OLDER, "youngest": _YOUNGER,
+}
+# words that order by time: the value compared is a date (or a year)
+TEMPORAL = {"recent", "earlier", "later", "older", "newer", "younger", "first", "last", "before", "after",
+            "earliest", "latest", "oldest", "newest", "youngest", "elder", "eldest", "sooner"}
+# "more recent(ly)" and "most recent(ly)": later
+_RECENT = re.compile(r"\b(more|most) recent(ly)?\b", re.I)
+# words that end the phrase naming what is compared ("the larger population, India or Nepal")
+_PHRASE_STOP = {"or", "than", "and", "of", "in", "on", "at", "by", "for", "to", "with", "from", "between",
+                "among", "is", "are", "was", "were", "has", "have", "had", "did", "does", "do", "which", "who",
+                "what", "that"}
+_DETERMINERS = {"the", "a", "an", "its", "their", "his", "her"}
+
+
+@dataclass(frozen=True)
+class QuestionShape:
+    """A question's shape. ``kind``: chain | count | boolean | comparison | superlative.
+    ``cue`` is the comparative or superlative word, ``directions`` its (numbers, dates)
+    directions, ``phrase`` the words that name what is compared ("population"), and
+    ``yes_no`` marks a comparison asked as a yes/no question ("is X older than Y")."""
+
+    kind: str
+    cue: str | None = None
+    directions: tuple[str, str] | None = None
+    phrase: str = ""
+    yes_no: bool = False
+    words: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def temporal(self) -> bool:
+        """The cue orders by time ("earlier", "the most recent", "older")."""
+        return bool(self.cue) and bool(TEMPORAL & set(self.cue.split()))
+
+    def direction(self, *, dates: bool) -> str:
+        return (self.directions or _UP)[1 if dates else 0]
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out.pop("words")
+        return {k: v for k, v in out.items() if v not in (None, "", False)}
+
+
+_BRACKETED = re.compile(r"\[[^\[\]]*\]")
+
+
+def without_names(question: str, spans: Sequence[tuple[int, int]] = ()) -> str:
+    """``question`` with the names it writes blanked: bracketed ones ("[More Dead Than
+    Alive]") and those at ``spans`` (character offsets of linked mentions), so a title's
+    words do not read as the question's ("the most", "than")."""
+    chars = list(question)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    text = "".join(chars)
+    return _BRACKETED.sub(lambda m: "[" + " " * (len(m.group(0)) - 2) + "]", text)
+
+
+def detect_shape(question: str, names: Sequence[tuple[int, int]] = ()) -> QuestionShape:
+    """The shape of ``question`` (see the module docstring); the words of the names it
+    writes (in brackets, or at ``names``' spans) do not count."""
+    question = without_names(question, names)
+    words = tuple(w.lower() for w in _WORD.findall(question))
+    tokens = tuple(t.lower() for t in _TOKEN.findall(question))
+    if not words:
+        return QuestionShape("chain")
+    if _COUNT.search(question):
+        return QuestionShape("count", words=words)
+    # "can you name a film …" is a request, and "is X a man or a woman" a choice: chains
+    # a name opens "[X] was the director of which films"; a wh-word anywhere asks for a thing
+    yes_no = (words[0] in _BOOLEAN_OPENING and not question.lstrip().startswith("[")
+              and not (len(words) > 1 and words[1] == "you") and not _WH_WORDS & set(words))
+    recent = _RECENT.search(question)
+    if recent:
+        cue, directions = recent.group(0).lower(), _UP
+        superlative = recent.group(1).lower() == "most"
+        i = _index_of(tokens, "recent") if "recent" in tokens else _index_of(tokens, "recently")
+        return _ordering(tokens, words, "superlative" if superlative else "comparative", cue, directions, i, yes_no)
+    for i, w in enumerate(tokens):
+        if w in SUPERLATIVES and _is_superlative_use(tokens, i):
+            return _ordering(tokens, words, "superlative", w, SUPERLATIVES[w], i, yes_no)
+    for i, w in enumerate(tokens):
+        if w in COMPARATIVES and _is_comparative_use(question, tokens, i):
+            return _ordering(tokens, words, "comparative", w, COMPARATIVES[w], i, yes_no)
+    if yes_no and "or" not in words:
+        return QuestionShape("boolean", words=words)
+    return QuestionShape("chain", words=words)
+
+
+_COUNT_WORDS = re.compile(r"\bhow many\b|\b(?:what is |what's |what are )?the (?:total )?number of\b", re.I)
+
+
+def listing_question(question: str) -> str:
+    """A count question asked as the list it counts: "how many films did X act in" →
+    "which films did X act in". A small model writes the list's query far more often
+    right than a count's."""
+    return " ".join(_COUNT_WORDS.sub("which", question, count=1).split())
+
+
+def is_superlative(cue: str | None) -> bool:
+    """``cue`` is a superlative ("largest", "most recent"), not a comparative."""
+    return bool(cue) and (cue in SUPERLATIVES or cue.startswith("most "))
+
+
+def _ordering(tokens: tuple[str, ...], words: tuple[str, ...], form: str, cue: str, directions, at: int | None,
+              yes_no: bool) -> QuestionShape:
+    phrase = attribute_phrase(tokens, at) if at is not None else ""
+    # "which is older, X or Y", "which of X and Y came first": the options are named
+    named_options = "or" in tokens or tuple(words[:2]) in (("which", "of"), ("who", "of"))
+    if form == "superlative" and not named_options:
+        return QuestionShape("superlative", cue, directions, phrase, False, words)
+    return QuestionShape("comparison", cue, directions, phrase, yes_no, words)
+
+
+def _index_of(words: tuple[str, ...], word: str) -> int | None:
+    try:
+        return words.index(word)
+    except ValueError:
+        return None
+
+
+def _is_superlative_use(words: tuple[str, ...], i: int) -> bool:
+    """"the highest", "which … first"; not "first name" or "at least"."""
+    w = words[i]
+    before = words[i - 1] if i else ""
+    if w in ("first", "last"):
+        # "who was born first, X or Y", "which of X and Y came first": the word ends a
+        # clause of a question that names its options; elsewhere "first" is too often a
+        # chain's word ("where was X released first")
+        ends = i == len(words) - 1 or words[i + 1] in (",", "?", ";", "!")
+        return ends and ("or" in words or tuple(words[:2]) in (("which", "of"), ("who", "of")))
+    if w in ("most", "least"):
+        return before in ("the", "which", "what", "who") or (i + 1 < len(words) and before != "at")
+    return before in ("the", "its", "their") or i + 1 == len(words) or words[0] in ("which", "what", "who")
+
+
+def _is_comparative_use(question: str, words: tuple[str, ...], i: int) -> bool:
+    """A comparative compares two options ("X or Y") or two terms ("X than Y")."""
+    lowered = question.lower()
+    if words[i] in ("before", "after"):
+        # "was X born before Y": a yes/no comparison of dates; elsewhere a chain's word
+        return words[0] in _BOOLEAN_OPENING
+    return " or " in lowered or " than " in lowered
+
+
+def attribute_phrase(words: tuple[str, ...], at: int) -> str:
+    """The words naming what is compared: after the cue up to a function word ("the
+    larger population, India or Nepal" → "population"), or, when none follow, the content
+    words before it ("who was born first" → "born")."""
+    after = []
+    for w in words[at + 1:]:
+        if w in _PHRASE_STOP or not w[0].isalpha():
+            break
+        if w not in _DETERMINERS:
+            after.append(w)
+    if after:
+        return " ".join(after[:4])
+    before = [w for w in words[:at] if w not in _PHRASE_STOP and w not in _DETERMINERS
+              and w not in _BOOLEAN_OPENING and w[0].isalpha()]
+    return " ".join(before[-3:])
+
+
+__all__ = ["QuestionShape", "detect_shape", "without_names", "is_superlative", "listing_question", "attribute_phrase", "COMPARATIVES", "SUPERLATIVES"]

@@ -1,0 +1,100 @@
+"""The entities a question names, in the order it names them, one per mention, with the
+namesake chosen by the rest of the question.
+
+Linking finds every name in the question (``Index.link_question``); a name several store
+entities share ("Paris" the city and the Texas town) gives one candidate per entity for
+the same words. The question's other words choose: each candidate's label and description
+are read against the question without the name, and a candidate that is better known
+(more facts) wins a tie. What was meant is reported with the answer: label, description
+and IRI.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+_BRACKETED = re.compile(r"\[[^\[\]]+\]")
+# Linking scores a name written with content words (not only stopwords or relation words)
+# at 0.35 and up; weaker spans are words such as "country" that also name a relation.
+STRONG_MENTION = 0.35
+# How much the description's fit to the question counts against popularity among namesakes
+DESCRIPTION_WEIGHT = 1.0
+POPULARITY_WEIGHT = 0.15
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A named entity in the question: its ``span``, the words as written, the chosen
+    entity (``iri``, ``label``, ``description``) and the ``namesakes`` passed over."""
+
+    span: tuple[int, int]
+    text: str
+    iri: str
+    label: str
+    description: str | None = None
+    namesakes: tuple[str, ...] = ()
+
+    @property
+    def written_as_name(self) -> bool:
+        """The question writes it with a capital or a digit, as names are written."""
+        return any(c.isupper() or c.isdigit() for c in self.text)
+
+    def to_dict(self) -> dict:
+        return {"mention": self.text, "iri": self.iri, "label": self.label, "description": self.description,
+                **({"namesakes": list(self.namesakes)} if self.namesakes else {})}
+
+
+def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
+    """The entities ``question`` names, in question order, overlapping spans resolved to
+    the stronger (longer, better-ranked) one, namesakes chosen by context."""
+    found = [c for c in index.link_question(question, k=k)
+             if c.span and c.score >= STRONG_MENTION and c.match in ("exact", "label", "alias")]
+    taken: list[tuple[int, int]] = []
+    groups: dict[tuple[int, int], list] = {}
+    for c in found:  # best first: a span overlapping a better one is dropped
+        if c.span in groups:
+            groups[c.span].append(c)
+            continue
+        if any(c.span[0] < end and start < c.span[1] for start, end in taken):
+            continue
+        taken.append(c.span)
+        groups[c.span] = [c]
+    # a question that marks its names in brackets ("did [X] direct [Y]") names only those
+    marked = [(m.start(), m.end()) for m in _BRACKETED.finditer(question)]
+    if marked:
+        groups = {span: cs for span, cs in groups.items()
+                  if any(start <= span[0] and span[1] <= end for start, end in marked)}
+    mentions = []
+    for span in sorted(groups):
+        candidates = groups[span]
+        chosen = choose_namesake(index, question, span, candidates) if len(candidates) > 1 else candidates[0]
+        mentions.append(Mention(span, question[span[0]:span[1]], chosen.iri, chosen.label, chosen.description,
+                                tuple(c.iri for c in candidates if c.iri != chosen.iri)))
+    return mentions
+
+
+def choose_namesake(index, question: str, span: tuple[int, int], candidates: Sequence):
+    """Among entities sharing the name at ``span``, the one whose "label, description"
+    reads closest to the rest of the question, popularity breaking near ties."""
+    rest = (question[:span[0]] + " " + question[span[1]:]).strip()
+    texts = [f"{c.label}, {c.description}" if c.description else c.label for c in candidates]
+    vectors = index.embed([rest] + texts)
+    fits = (vectors[1:] @ vectors[0]).tolist()
+    ceiling = max(max(c.popularity for c in candidates), 1)
+    scores = [DESCRIPTION_WEIGHT * fit + POPULARITY_WEIGHT * c.popularity / ceiling
+              for c, fit in zip(candidates, fits)]
+    return candidates[max(range(len(candidates)), key=lambda i: scores[i])]
+
+
+def without_mentions(question: str, mentions: Sequence[Mention]) -> str:
+    """``question`` with the named entities' words taken out: what it asks about them."""
+    out, last = [], 0
+    for m in sorted(mentions, key=lambda m: m.span):
+        out.append(question[last:m.span[0]])
+        last = m.span[1]
+    out.append(question[last:])
+    return " ".join("".join(out).split())
+
+
+__all__ = ["Mention", "question_mentions", "choose_namesake", "without_mentions", "STRONG_MENTION"]

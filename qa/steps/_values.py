@@ -1,0 +1,129 @@
+"""Literal values as people read them, and as typed records for JSON. Pure functions.
+
+A store holds a date as ``"1952-03-11T00:00:00Z"^^xsd:dateTime``; an answer prints it as
+``1952-03-11``, cut to the precision the store gives (a year-precision Wikidata date is
+stored as January 1st, and its statement node says so). A quantity prints with its unit
+where the store has one. :class:`LiteralValue` is what JSON output carries: the lexical
+form, its datatype, the readable text and the unit.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+_DATE_TYPES = {XSD + "dateTime", XSD + "date", XSD + "dateTimeStamp"}
+_YEAR_TYPES = {XSD + "gYear": "year", XSD + "gYearMonth": "month"}
+_NUMBER_TYPES = {XSD + t for t in ("integer", "decimal", "double", "float", "int", "long", "short",
+                                   "nonNegativeInteger", "positiveInteger", "negativeInteger",
+                                   "nonPositiveInteger", "unsignedInt", "unsignedLong")}
+_ISO_DATE = re.compile(r"^([+-]?\d{1,}-\d\d-\d\d)(?:T(\d\d:\d\d:\d\d)(?:\.\d+)?)?(Z|[+-]\d\d:\d\d)?$")
+# Wikidata's timePrecision: 9 year, 10 month, 11 day
+PRECISION_BY_WIKIBASE = {9: "year", 10: "month", 11: "day"}
+
+
+@dataclass(frozen=True)
+class LiteralValue:
+    """A literal answer: ``text`` as printed, the store's ``lexical`` form and
+    ``datatype``, the ``unit`` label where known, and a date's ``precision``."""
+
+    text: str
+    lexical: str
+    datatype: str | None = None
+    unit: str | None = None
+    precision: str | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.datatype in _DATE_TYPES or self.datatype in _YEAR_TYPES:
+            return "date"
+        if self.datatype in _NUMBER_TYPES:
+            return "number"
+        if self.datatype == XSD + "boolean":
+            return "boolean"
+        return "string"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": self.text, "lexical": self.lexical, "datatype": self.datatype,
+                               "kind": self.kind}
+        if self.unit:
+            out["unit"] = self.unit
+        if self.precision:
+            out["precision"] = self.precision
+        return out
+
+
+def date_text(lexical: str, precision: str | None = None) -> str | None:
+    """``1952-03-11T00:00:00Z`` → ``1952-03-11`` (``1952-03`` or ``1952`` at month or year
+    precision); None when ``lexical`` is not an ISO date. A time of day other than
+    midnight is kept: the store says more than the day."""
+    m = _ISO_DATE.match(lexical.strip())
+    if not m:
+        return None
+    day, time = m.group(1), m.group(2)
+    sign = "-" if day.startswith("-") else ""
+    parts = day.lstrip("+-").split("-")
+    if precision == "year":
+        return sign + parts[0]
+    if precision == "month":
+        return sign + "-".join(parts[:2])
+    text = sign + "-".join(parts)
+    if time and time != "00:00:00":
+        text += " " + time + (" UTC" if m.group(3) == "Z" else "")
+    return text
+
+
+def number_text(lexical: str) -> str | None:
+    """``+8848.86`` → ``8848.86``, ``1.0E3`` → ``1000``; None when not a number."""
+    try:
+        value = float(lexical)
+    except ValueError:
+        return None
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return lexical.lstrip("+")
+
+
+def literal_value(lexical: str, datatype: str | None = None, *, unit: str | None = None,
+                  precision: str | None = None) -> LiteralValue:
+    """The literal as printed: dates as dates, numbers without a leading sign, with the
+    unit after a quantity where one is given."""
+    text = lexical
+    if datatype in _DATE_TYPES:
+        text = date_text(lexical, precision) or lexical
+    elif datatype in _YEAR_TYPES:
+        precision = precision or _YEAR_TYPES[datatype]
+        text = lexical
+    elif datatype in _NUMBER_TYPES:
+        text = number_text(lexical) or lexical
+        if unit:
+            text = f"{text} {unit}"
+    return LiteralValue(text, lexical, datatype, unit, precision)
+
+
+def comparable(lexical: str, datatype: str | None = None) -> float | None:
+    """A literal (or a label such as ``1999``) as a number to order by: numbers as they
+    are, dates as fractional years, so earlier is smaller; None when neither."""
+    text = lexical.strip()
+    m = _ISO_DATE.match(text)
+    if m:
+        parts = m.group(1).lstrip("+-").split("-")
+        year = int(parts[0]) * (-1 if m.group(1).startswith("-") else 1)
+        return year + (int(parts[1]) - 1) / 12 + (int(parts[2]) - 1) / 372
+    if datatype in _YEAR_TYPES:
+        m2 = re.match(r"^(-?\d+)(?:-(\d\d))?", text)
+        if m2:
+            return int(m2.group(1)) + ((int(m2.group(2)) - 1) / 12 if m2.group(2) else 0)
+    try:
+        return float(text.replace(",", "")) if datatype is None or datatype in _NUMBER_TYPES else None
+    except ValueError:
+        return None
+
+
+def is_date(lexical: str, datatype: str | None = None) -> bool:
+    return datatype in _DATE_TYPES or datatype in _YEAR_TYPES or bool(_ISO_DATE.match(lexical.strip()))
+
+
+__all__ = ["LiteralValue", "literal_value", "date_text", "number_text", "comparable", "is_date",
+           "PRECISION_BY_WIKIBASE"]
