@@ -77,6 +77,17 @@ def test_a_quantity_prints_with_its_unit_and_json_keeps_the_lexical_form():
     assert date_text("not a date") is None
 
 
+@pytest.mark.parametrize("question, plain", [
+    ("what is the oldest film starring [Bill Cosby]", "what is the film starring [Bill Cosby]"),
+    ("what is the most recent film written by [X]", "what is the film written by [X]"),
+    ("Which film directed by X is the most recent?", "Which film directed by X is?"),
+])
+def test_a_superlative_s_chain_is_asked_without_the_superlative(question, plain):
+    from qa.shapes._detect import without_superlative
+
+    assert without_superlative(question, detect_shape(question).cue) == plain
+
+
 def test_a_chain_query_is_counted_as_written():
     query = "SELECT DISTINCT ?x WHERE {\n  <a> <p> ?x .\n}"
     assert counted_query(query) == "SELECT (COUNT(DISTINCT ?x) AS ?count) WHERE {\n  <a> <p> ?x .\n}"
@@ -167,7 +178,10 @@ def test_count_is_the_chain_counted_with_its_entities_as_evidence(demo):
 def test_superlative_orders_the_chain_s_answers(demo):
     iris = [WD + "Q668", WD + "Q837", WD + "Q148"]  # India, Nepal, China
     chain = Answer(question="q", method="test", answers=["India", "Nepal", "China"], answer_iris=iris)
-    answer, run = shaped(demo, "Which of the countries bordering Nepal has the largest population?", lambda *_: chain)
+    asked = []
+    answer, run = shaped(demo, "Which of the countries bordering Nepal has the largest population?",
+                         lambda *text: asked.append(text) or chain)
+    assert asked == [("Which of the countries bordering Nepal has the population?",)]  # the chain it orders
     assert answer.shape == "superlative"
     # the sample holds no population for China: India (1.2 billion) against Nepal
     assert answer.answer_iris == [WD + "Q668"]

@@ -18,7 +18,7 @@ from typing import Callable
 from ..steps._result import Answer
 from ._boolean import answer_boolean
 from ._count import count_answer, counted_query
-from ._detect import QuestionShape, detect_shape, is_superlative, listing_question
+from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_superlative
 from ._mentions import Mention, question_mentions
 from ._order import answer_comparison, answer_superlative
 from ._qualifiers import answer_with_qualifiers, needs_qualifiers
@@ -46,7 +46,7 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
         if shape.kind == "comparison" and is_superlative(shape.cue):
             # "which of the countries bordering Nepal is the largest": the options are a chain's answers
             run.record("shape", fallback="superlative: the question names one entity, not the options")
-            return answer_superlative(store, index, question, shape, chain(), method, run, timeout_s=timeout_s)
+            return _superlative(store, index, question, shape, method, run, chain, timeout_s)
         run.record("shape", fallback="chain: the question names too few entities for its shape")
         return chain()
     if shape.kind == "chain" and needs_qualifiers(question):
@@ -61,8 +61,17 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
         counted.question = question
         return count_answer(store, counted, run, timeout_s=timeout_s)
     if shape.kind == "superlative":
-        return answer_superlative(store, index, question, shape, chain(), method, run, timeout_s=timeout_s)
+        return _superlative(store, index, question, shape, method, run, chain, timeout_s)
     return chain()
+
+
+def _superlative(store, index, question: str, shape: QuestionShape, method: str, run, chain, timeout_s: float):
+    """The chain asked without the superlative, its answers ordered by it."""
+    plain = without_superlative(question, shape.cue) if shape.cue else question
+    run.record("shape", chain_question=plain)
+    answers = chain(plain)
+    answers.question = question
+    return answer_superlative(store, index, question, shape, answers, method, run, timeout_s=timeout_s)
 
 
 __all__ = ["answer_in_shape", "detect_shape", "QuestionShape", "question_mentions", "Mention",

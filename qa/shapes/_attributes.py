@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 import pyoxigraph as ox
 
 from kgstore.errors import QueryError, UnsafeQueryError
-from kgstore.terms import is_fact_predicate
+from kgstore.terms import is_fact_predicate, is_true
 
 from ..sandbox import run_sparql
 from ..steps._paths import reading_text
@@ -101,7 +101,7 @@ def entity_attributes(store, iri: str, *, timeout_s: float = 5.0) -> dict[Attrib
             continue
         if isinstance(y, ox.BlankNode):
             continue
-        raw.append((p.value, row["back"].value == "true", y))
+        raw.append((p.value, is_true(row["back"]), y))
     labels = store_labels(store, {iri} | {p for p, _, _ in raw}
                           | {y.value for _, _, y in raw if isinstance(y, ox.NamedNode)})
     out: dict[AttributeKey, Attribute] = {}
@@ -133,7 +133,7 @@ def value_roles(store, iri: str, *, timeout_s: float = 5.0) -> set[AttributeKey]
         rows = run_sparql(store, query, timeout_s=timeout_s, max_rows=500).rows
     except (QueryError, UnsafeQueryError):
         return set()
-    return {(r["p"].value, r["back"].value == "true") for r in rows
+    return {(r["p"].value, is_true(r["back"])) for r in rows
             if isinstance(r.get("p"), ox.NamedNode) and is_fact_predicate(r["p"].value)}
 
 

@@ -140,6 +140,18 @@ def listing_question(question: str) -> str:
     return " ".join(_COUNT_WORDS.sub("which", question, count=1).split())
 
 
+def without_superlative(question: str, cue: str) -> str:
+    """The chain a superlative orders, asked without the superlative: "what is the oldest
+    film starring X" → "what is the film starring X". With the word in it a small model
+    writes it into the query ("[REL: oldest]", an ORDER BY over the wrong variable)."""
+    words = cue.split()
+    pattern = r"\b(?:most|least)\s+" + re.escape(words[-1]) if words[0] in ("most", "least") and len(words) > 1 \
+        else r"\b" + r"\s+".join(re.escape(w) for w in words)
+    text = re.sub(pattern + r"\b\s*", "", question, count=1, flags=re.I)
+    text = re.sub(r"\s+the\s*([?.!]|$)", r"\1", text)  # "… is the most recent?" → "… is?"
+    return " ".join(text.split())
+
+
 def is_superlative(cue: str | None) -> bool:
     """``cue`` is a superlative ("largest", "most recent"), not a comparative."""
     return bool(cue) and (cue in SUPERLATIVES or cue.startswith("most "))
@@ -203,4 +215,4 @@ def attribute_phrase(words: tuple[str, ...], at: int) -> str:
     return " ".join(before[-3:])
 
 
-__all__ = ["QuestionShape", "detect_shape", "without_names", "is_superlative", "listing_question", "attribute_phrase", "COMPARATIVES", "SUPERLATIVES"]
+__all__ = ["QuestionShape", "detect_shape", "without_names", "is_superlative", "listing_question", "without_superlative", "attribute_phrase", "COMPARATIVES", "SUPERLATIVES"]
