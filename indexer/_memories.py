@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 from kgstore.terms import shorten
 
 from . import _verbalize as v
-from ._sources import SEP, Entry, _rows, relation_label
+from ._sources import NAMED_ENTITY, SEP, Entry, _rows, most_popular, relation_label
 
 Describe = Callable[[list[str]], list[str]]
 MAX_MEDIATED_PATTERNS = 5_000  # per shape, most frequent first
@@ -138,9 +138,9 @@ def apply_describer(con, entries: list[Entry], describe: Describe, describer: st
 
 
 # -- URI memory ------------------------------------------------------------------------------
-URI_ENTITY_SQL = """
+URI_ENTITY_SQL = f"""
     SELECT iri, label, description, aliases FROM entities
-    WHERE label IS NOT NULL AND trim(label) <> '' AND NOT coalesce(is_mediator, FALSE)
+    WHERE {NAMED_ENTITY}{{top}}
     ORDER BY iri
 """
 URI_RELATION_SQL = """
@@ -148,11 +148,13 @@ URI_RELATION_SQL = """
 """
 
 
-def uri_entries(con) -> Iterator[list[Entry]]:
+def uri_entries(con, top: int = 0) -> Iterator[list[Entry]]:
+    """``label, description`` per relation, and per entity (each alias too): only the
+    ``top`` most popular entities when ``top`` is not 0, as in the entity index."""
     for rows in _rows(con, URI_RELATION_SQL):
         yield [Entry(iri, v.uri_text(relation_label(iri, label), description), iri, relation_label(iri, label),
                      {"type": "relation"}) for iri, label, description in rows]
-    for rows in _rows(con, URI_ENTITY_SQL):
+    for rows in _rows(con, URI_ENTITY_SQL.format(top=most_popular(top))):
         out: list[Entry] = []
         for iri, label, description, aliases in rows:
             label = v.clean(label)

@@ -85,6 +85,7 @@ class BuildSummary:
     fingerprint: str
     rebuilt: bool
     kinds: dict[str, KindSummary] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # kind -> why this build left it out
     seconds: float = 0.0
     embed_seconds: float = 0.0  # inside the encoder, model loading excluded
     model_load_seconds: float = 0.0  # loading the model, when this build had to

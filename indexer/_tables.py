@@ -5,7 +5,7 @@
   aliases, a triple...) and ``key_hash`` hashes the embedded text together with the model,
   so an incremental build re-embeds only texts it has not embedded before.
 * ``index_manifest``: per kind, the model that built it (name and content fingerprint),
-  the vector backend (``hnswlib``, ``usearch``; NULL: hnswlib) and its graph parameters,
+  the vector backend (``hnswlib``, ``usearch``, ``pgvector``; NULL: hnswlib) and its graph parameters,
   counts, and the highest label saved to disk (rows above it belong to an interrupted
   build and are dropped when the next one starts).
 * ``index_state``: small key/value facts.

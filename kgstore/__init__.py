@@ -14,17 +14,34 @@ from ._registry import LOADERS, loader_for
 from ._store import Edge, EntityView, Fact, Store, escape_prefixed_dots
 from ._query_guard import keywords as query_keywords, refused_operation, too_deeply_nested
 from ._bounded_query import BoundedResult, QueryPool, run_bounded, run_bounded_async
-from .config import GraphConfig, IndexConfig, LLMConfig, SparqlConfig, StoreConfig
-from .errors import (CypherSyntaxError, DiskFullError, EncoderMismatchError, GraphError, GraphNotSyncedError, IngestError,
+from .config import (EndpointCapabilities, EndpointConfig, GraphConfig, IndexConfig, LLMConfig, SparqlConfig,
+                     StoreConfig)
+from ._triples import OxigraphTriples, TripleAccess
+from .errors import (CypherSyntaxError, DiskFullError, EndpointAuthError, EndpointError, EndpointQueryError,
+                     EndpointTimeoutError, EndpointUnreachableError, EncoderMismatchError, ExportError, GraphError, GraphNotSyncedError, IngestError,
                      KgstoreError, LLMUnavailableError,
                      MalformedRecordError, QAError, QueryError, QueryRefusedError, QuerySyntaxError, QueryTimeoutError,
                      ReadOnlyError, SchemaVersionError, SparqlSyntaxError,
                      StoreClosedError, StoreError, StoreLockedError, StoreNotFoundError, TooManyErrorsError,
-                     TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorIndexError,
+                     TruncatedInputError, UnknownFormatError, UnsafeQueryError, VectorExtensionMissingError,
+                     VectorIndexError, VectorServerUnreachableError,
                      FormatMismatchError)
 from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine, RelationRecord, Triple
 
 __version__ = "0.1.0"
+
+# A store over a SPARQL endpoint: imported on first use (httpx is not needed before).
+_LAZY = {"sync": "._sync", "SyncSummary": "._sync", "SyncProgress": "._sync", "EndpointTriples": "._endpoint"}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kgstore' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module, __name__), name)
+
 
 __all__ = [
     "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
@@ -37,6 +54,10 @@ __all__ = [
     "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError",
     "UnknownFormatError", "FormatMismatchError",
     "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",
+    "VectorServerUnreachableError", "VectorExtensionMissingError", "ExportError",
     "EncoderMismatchError", "QAError", "LLMUnavailableError", "UnsafeQueryError", "__version__",
     "GraphNotSyncedError", "CypherSyntaxError", "QuerySyntaxError", "SparqlSyntaxError",
+    "TripleAccess", "OxigraphTriples", "EndpointTriples", "EndpointConfig", "EndpointCapabilities",
+    "sync", "SyncSummary", "SyncProgress", "EndpointError", "EndpointUnreachableError", "EndpointAuthError",
+    "EndpointQueryError", "EndpointTimeoutError",
 ]

@@ -370,6 +370,47 @@ class Catalog:
         return {"run_id": row[0], "status": row[1], "offset": row[2], "line": row[3], "counts": json.loads(row[4])}
 
     @staticmethod
+    def set_meta(con, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` in the meta table (in the caller's transaction)."""
+        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+
+    @staticmethod
+    def get_meta(con, key: str) -> str | None:
+        row = con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    @staticmethod
+    def forget_facts_of_runs(con, run_ids: Sequence[int]) -> None:
+        """Delete the facts that runs ``run_ids`` wrote (a later run read the same source
+        again in full: what it did not find there is gone from the source)."""
+        if run_ids:
+            con.execute(f"DELETE FROM statements WHERE run_id IN ({','.join(str(int(r)) for r in run_ids)})")
+
+    @staticmethod
+    def runs_of(con, checksum: str, fmt: str) -> list[int]:
+        """The ids of every run of the same source and format, oldest first."""
+        return [r[0] for r in con.execute("SELECT run_id FROM ingest_runs WHERE checksum = ? AND format = ? "
+                                          "ORDER BY run_id", [checksum, fmt]).fetchall()]
+
+    @staticmethod
+    def move_predicate_labels(con) -> None:
+        """IRIs used as predicates are relations: a label, description or aliases that a
+        source gave them as plain subjects (``<p> rdfs:label "directed by"``, read before
+        it was seen as a predicate) become the relation's, and the entity rows go.
+        Wikidata's ``wd:P31`` stays an entity: its relation is ``wdt:P31``."""
+        con.execute("""
+            INSERT INTO relations (iri, id)
+            SELECT DISTINCT st.p, regexp_extract(st.p, '[^/#]*$') FROM statements st
+            WHERE st.p IN (SELECT iri FROM entities) AND st.p NOT IN (SELECT iri FROM relations)
+        """)
+        con.execute("""
+            UPDATE relations SET label = COALESCE(relations.label, e.label),
+                                 description = COALESCE(relations.description, e.description)
+            FROM entities e WHERE e.iri = relations.iri
+        """)
+        con.execute("DELETE FROM entities WHERE iri IN (SELECT iri FROM relations)")
+
+    @staticmethod
     def drop_run(con, run_id: int) -> None:
         """Delete a run that committed nothing (the file was in another format)."""
         con.execute("DELETE FROM ingest_runs WHERE run_id = ?", [run_id])

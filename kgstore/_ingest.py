@@ -91,7 +91,7 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
     A process that only ingests should call :func:`kgstore.limit_malloc_arenas` before
     it opens the store, as ``kgstore ingest`` does (less peak memory, same speed).
     """
-    store._check_writable()
+    store._check_triples_writable()
     options = options or LoadOptions(languages=tuple(store.config.languages))
     loader = loader_for(fmt)
     path = os.fspath(path)

@@ -1,4 +1,5 @@
-"""The Store: one directory holding Oxigraph (triples), the DuckDB catalog and the config."""
+"""The Store: one directory holding the DuckDB catalog and the config, and the triples:
+an embedded Oxigraph store in the directory, or a SPARQL endpoint (kgstore/_triples.py)."""
 from __future__ import annotations
 
 import fcntl
@@ -15,14 +16,14 @@ if TYPE_CHECKING:
 
 from ._catalog import Catalog
 from ._columns import ntriples_bytes, triple_columns
+from ._triples import OXIGRAPH_DIR, TripleAccess, open_triples
 from .config import CONFIG_NAME, StoreConfig
 from ._query_guard import UPDATE_KEYWORDS, refused_operation
-from .errors import (KgstoreError, QueryError, QueryRefusedError, ReadOnlyError, StoreClosedError, StoreError,
+from .errors import (KgstoreError, QueryRefusedError, ReadOnlyError, StoreClosedError, StoreError,
                      StoreLockedError, StoreNotFoundError)
 from .records import Triple
 from .terms import shorten
 
-OXIGRAPH_DIR = "oxigraph"
 LOCK_NAME = ".writer.lock"
 
 
@@ -93,14 +94,11 @@ class Store:
         self.config = config
         self._lock_fd = _lock_fd
         self._closed = False
-        ox_dir = str(self.path / OXIGRAPH_DIR)
         try:
-            self._rdf = ox.Store.read_only(ox_dir) if read_only else ox.Store(ox_dir)
-        except OSError as exc:
+            self._triples: TripleAccess = open_triples(self.path, config, read_only=read_only)
+        except BaseException:
             self._release_lock()
-            if "lock" in str(exc).lower():
-                raise StoreLockedError(self.path) from exc
-            raise StoreError(f"cannot open the triple store in {ox_dir}: {exc}") from exc
+            raise
         self.catalog = Catalog(self.path, read_only=read_only)
 
     # -- lifecycle -------------------------------------------------------------------
@@ -133,12 +131,7 @@ class Store:
         if self._closed:
             return
         self._closed = True
-        if not self.read_only:
-            try:
-                self._rdf.flush()
-            except OSError:
-                pass
-        del self._rdf
+        self._triples.close()
         self._release_lock()
 
     def _release_lock(self) -> None:
@@ -159,9 +152,26 @@ class Store:
 
     @property
     def rdf(self) -> ox.Store:
-        """The underlying pyoxigraph Store (read it freely; write through the Store API)."""
+        """The underlying pyoxigraph Store (read it freely; write through the Store API).
+        A store whose triples live in a SPARQL endpoint has none: use :meth:`query`."""
         self._check_open()
-        return self._rdf
+        rdf = getattr(self._triples, "rdf", None)
+        if rdf is None:
+            raise StoreError(f"the triples of {self.path} live in the SPARQL endpoint at {self._triples.location}; "
+                             "there is no local Oxigraph store: query it with Store.query")
+        return rdf
+
+    @property
+    def triples(self) -> TripleAccess:
+        """Where the triples live (:class:`kgstore._triples.TripleAccess`): every read of
+        triples goes through it."""
+        self._check_open()
+        return self._triples
+
+    @property
+    def endpoint_url(self) -> str | None:
+        """The SPARQL endpoint holding the triples, or None for the embedded Oxigraph store."""
+        return self.config.endpoint.url or None
 
     def _check_open(self) -> None:
         if self._closed:
@@ -172,21 +182,30 @@ class Store:
         if self.read_only:
             raise ReadOnlyError(f"{self.path} is open read-only")
 
+    def _check_triples_writable(self) -> None:
+        """Writes to the triples: a store over a SPARQL endpoint refuses them (its catalog
+        is still written, by `kgstore sync`)."""
+        self._check_writable()
+        if not self._triples.writable:
+            raise ReadOnlyError(f"cannot write triples to {self.path}: they live in the SPARQL endpoint at "
+                                f"{self._triples.location}, and kgstore never writes to an endpoint (load the data "
+                                "with the endpoint's own bulk loader, then run `kgstore sync`)")
+
     # -- triples ---------------------------------------------------------------------
     def add_triples(self, triples: list[Triple]) -> None:
         """Bulk-add triples to Oxigraph (repeat-safe: RDF has set semantics)."""
-        self._check_writable()
+        self._check_triples_writable()
         if triples:
-            self._rdf.bulk_load(ntriples_bytes(triple_columns(triples)), ox.RdfFormat.N_TRIPLES)
+            self._triples.load_ntriples(ntriples_bytes(triple_columns(triples)))
 
     def add_ntriples(self, data: bytes) -> None:
-        self._check_writable()
+        self._check_triples_writable()
         if data:
-            self._rdf.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+            self._triples.load_ntriples(data)
 
     def triple_count(self) -> int:
         self._check_open()
-        return len(self._rdf)
+        return self._triples.count()
 
     # -- SPARQL ----------------------------------------------------------------------
     def query(self, sparql: str, *, default_graph: Sequence[str] | None = None,
@@ -204,15 +223,8 @@ class Store:
             if any(word in reason for word in UPDATE_KEYWORDS):
                 reason += " (use Store.update from the API)"
             raise QueryRefusedError(reason, offset)
-        try:
-            return self._rdf.query(escape_prefixed_dots(sparql), prefixes=self.config.prefixes,
-                                   default_graph=_graphs(default_graph), named_graphs=_graphs(named_graphs))
-        except ValueError as exc:  # a graph IRI that is not an IRI
-            raise QueryError(f"invalid graph IRI: {exc}") from exc
-        except SyntaxError as exc:
-            raise QueryError(f"SPARQL syntax error: {exc}") from exc
-        except OSError as exc:
-            raise QueryError(f"SPARQL query failed: {exc}") from exc
+        return self._triples.query(sparql, prefixes=self.config.prefixes, default_graph=default_graph,
+                                   named_graphs=named_graphs)
 
     def rdflib(self, *, writable: bool = False):
         """An ``rdflib.Dataset`` over this store's triples (needs the ``rdflib`` extra).
@@ -233,12 +245,8 @@ class Store:
         return rdflib_dataset(self, writable=writable)
 
     def update(self, sparql: str) -> None:
-        self._check_writable()
-        declared = "".join(f"PREFIX {k}: <{v}>\n" for k, v in self.config.prefixes.items())
-        try:
-            self._rdf.update(declared + sparql)
-        except SyntaxError as exc:
-            raise QueryError(f"SPARQL syntax error: {exc}") from exc
+        self._check_triples_writable()
+        self._triples.update(sparql, prefixes=self.config.prefixes)
 
     def query_json(self, sparql: str) -> bytes:
         """The standard SPARQL 1.1 JSON results document (SELECT/ASK) or N-Triples (CONSTRUCT)."""
@@ -418,7 +426,7 @@ class Store:
         with self.catalog.connect() as con:
             one = lambda q: con.execute(q).fetchone()[0]  # noqa: E731
             stats = {
-                "triples": len(self._rdf),
+                "triples": self._triples.count(),
                 "statements": one("SELECT count(*) FROM statements"),
                 "entities": one("SELECT count(*) FROM entities"),
                 "entities_labelled": one("SELECT count(*) FROM entities WHERE label IS NOT NULL"),
@@ -451,8 +459,26 @@ def escape_prefixed_dots(sparql: str) -> str:
     return _SPARQL_TOKENS.sub(fix, sparql)
 
 
-def _graphs(iris: Sequence[str] | None) -> list[ox.NamedNode] | None:
-    return None if iris is None else [ox.NamedNode(iri) for iri in iris]
+_PREFIX_DECLARATION = re.compile(r"(?i)\bPREFIX\s+([A-Za-z][\w\-.]*)?\s*:\s*<([^<>\s]*)>")
+
+
+def expand_prefixed_dots(sparql: str, prefixes: dict[str, str]) -> str:
+    """Write prefixed names with dots in their local part (``fb:film.film.starring``) as
+    full IRIs, with ``prefixes`` and the query's own PREFIX declarations. For engines that
+    take neither such names (pyoxigraph) nor their escaped form (Virtuoso: "Bad character
+    '\\'"); names whose prefix is unknown are left as they are."""
+    known = dict(prefixes)
+    known.update({m.group(1) or "": m.group(2) for m in _PREFIX_DECLARATION.finditer(sparql)})
+
+    def fix(m: re.Match) -> str:
+        name = m.group("pname")
+        if name is None or "." not in name:
+            return m.group(0)
+        prefix, _, local = name.partition(":")
+        ns = known.get(prefix)
+        return m.group(0) if ns is None else f"<{ns}{local.replace(chr(92), '')}>"
+
+    return _SPARQL_TOKENS.sub(fix, sparql)
 
 
 def _take_writer_lock(path: Path) -> int:

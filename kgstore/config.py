@@ -1,4 +1,5 @@
-"""The store's config file (``kgstore.toml``): prefixes, languages, backends, index and LLM settings."""
+"""The store's config file (``kgstore.toml``): prefixes, languages, backends, index and LLM
+settings, and the SPARQL endpoint a store's triples may live in."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import tomli_w
 
-from .errors import SchemaVersionError
+from .errors import SchemaVersionError, StoreError
 from .terms import DEFAULT_PREFIXES
 
 CONFIG_NAME = "kgstore.toml"
@@ -34,12 +35,24 @@ class IndexConfig:
     threads: int = 0  # 0 = all cores
     # Vector backend of a kind's index, chosen when the kind is first built (or rebuilt) and
     # kept after that: "hnswlib" (in RAM, float32), "usearch" (on disk, quantized,
-    # memory-mapped), or "auto": usearch for kinds of more than ondisk_above vectors
+    # memory-mapped), "pgvector" (a table per kind in Postgres, HNSW; needs dsn), or "auto":
+    # usearch for kinds of more than ondisk_above vectors (auto never picks pgvector)
     backend: str = "auto"
+    # pgvector: the Postgres server, "postgresql://user@host:5432/db" or a Unix socket
+    # ("postgresql:///db?host=/run/postgresql"); KGSTORE_PG_DSN overrides. Keep the password
+    # out of this file: PGPASSWORD or ~/.pgpass supply it
+    dsn: str = ""
     ondisk_above: int = 1_000_000
     # usearch scalar type: "f16" (2 bytes a dimension; recall as float32's), "bf16", "i8" (1 byte;
     # recall@10 drops by ~0.04 on MiniLM vectors, see docs/benchmarks/semantic-index.md) or "f32"
     ondisk_dtype: str = "f16"
+    # What is indexed at scale. A store with more catalog statements than triples_above gets
+    # no global triple index (unless --kinds triples names it, or one was built earlier):
+    # triple searches embed the facts of the entities they reach on the fly. Entity vectors
+    # go to the entity_vectors_max most popular labelled entities (0 = every entity); the
+    # label-and-alias tier links the rest by name. See docs/search.md, "At scale".
+    triples_above: int = 2_000_000
+    entity_vectors_max: int = 1_000_000
 
 
 @dataclass
@@ -64,6 +77,44 @@ class SparqlConfig:
 
 
 @dataclass
+class EndpointConfig:
+    """A store whose triples live in a SPARQL endpoint (``kgstore init --endpoint``); an
+    empty ``url`` means the embedded Oxigraph store. Credentials are never written here:
+    they are read from the variables named below, or else from the store's
+    ``endpoint-credentials.json`` (mode 0600), which ``kgstore init --token/--password`` writes."""
+
+    url: str = ""
+    graph: str = ""  # the graph queries read by default (default-graph-uri); empty: the endpoint's default
+    user: str = ""  # HTTP basic auth user; the password comes from password_env or the credentials file
+    token_env: str = "KGSTORE_ENDPOINT_TOKEN"  # a Bearer token, when set
+    password_env: str = "KGSTORE_ENDPOINT_PASSWORD"
+    timeout_s: float = 30.0  # every query: the client stops waiting (and asks the endpoint to stop, if it can)
+    connect_timeout_s: float = 5.0
+    retries: int = 3  # connect errors and 502/503/504 only, with exponential backoff
+    backoff_s: float = 0.5
+    max_rows: int = 1_000_000  # rows (or triples) kept from one query at most
+    max_result_bytes: int = 512 * 1024 * 1024
+    connections: int = 8  # the HTTP connection pool
+
+
+@dataclass
+class EndpointCapabilities:
+    """What ``kgstore init --endpoint`` found the endpoint supports and caps (probed, not
+    looked up by engine name); the client and ``kgstore sync`` adapt to it."""
+
+    probed_at: str = ""  # ISO time of the probe; empty: never probed
+    server: str = ""  # the HTTP Server header, for people only
+    count_distinct: bool = True  # COUNT(DISTINCT ?x) gives the right number
+    lang_filter: bool = True  # LANGMATCHES(LANG(?l), "en") filters literals by language
+    result_cap: int = 0  # rows the endpoint returns at most for one query (e.g. Virtuoso's ResultSetMaxRows); 0: none seen
+    keyset_paging: bool = True  # FILTER(STR(?s) > "...") + ORDER BY STR(?s) in a subquery pages correctly
+    timeout_param: str = ""  # request parameter that carries a per-query timeout in ms ("timeout"); empty: none honoured
+    partial_on_timeout: bool = False  # the endpoint answers 200 with incomplete rows at its timeout (flagged in a header)
+    page_rows: int = 20_000  # rows `kgstore sync` commits per page (asked for per query below result_cap)
+    results_format: str = "json"  # what `kgstore sync` reads: "tsv", "xml" or "json", the fastest that is faithful
+
+
+@dataclass
 class StoreConfig:
     version: int = FORMAT_VERSION
     languages: list[str] = field(default_factory=lambda: ["en"])
@@ -72,11 +123,17 @@ class StoreConfig:
     index: IndexConfig = field(default_factory=IndexConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     sparql: SparqlConfig = field(default_factory=SparqlConfig)
+    endpoint: EndpointConfig = field(default_factory=EndpointConfig)
+    endpoint_capabilities: EndpointCapabilities = field(default_factory=EndpointCapabilities)
 
     @classmethod
     def load(cls, store_dir: Path) -> "StoreConfig":
-        with open(Path(store_dir) / CONFIG_NAME, "rb") as f:
-            raw = tomllib.load(f)
+        path = Path(store_dir) / CONFIG_NAME
+        with open(path, "rb") as f:
+            try:
+                raw = tomllib.load(f)
+            except tomllib.TOMLDecodeError as exc:  # a hand edit gone wrong: say where, not a traceback
+                raise StoreError(f"{path} is not valid TOML ({exc}); fix that line") from None
         version = raw.get("version", FORMAT_VERSION)
         if version != FORMAT_VERSION:
             raise SchemaVersionError(
@@ -90,14 +147,19 @@ class StoreConfig:
             index=_section(IndexConfig, raw.get("index", {})),
             llm=_section(LLMConfig, raw.get("llm", {})),
             sparql=_section(SparqlConfig, raw.get("sparql", {})),
+            endpoint=_section(EndpointConfig, raw.get("endpoint", {})),
+            endpoint_capabilities=_section(EndpointCapabilities, raw.get("endpoint_capabilities", {})),
         )
 
     def save(self, store_dir: Path) -> None:
         path = Path(store_dir) / CONFIG_NAME
         tmp = path.with_suffix(".tmp")
+        data = dataclasses.asdict(self)
+        if not self.endpoint.url:  # a local store: no endpoint sections to read
+            del data["endpoint"], data["endpoint_capabilities"]
         tmp.write_text(
             "# kgstore store configuration. Edit freely; unknown keys are ignored.\n"
-            + tomli_w.dumps(dataclasses.asdict(self))
+            + tomli_w.dumps(data)
         )
         tmp.replace(path)
 

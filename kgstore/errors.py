@@ -7,10 +7,15 @@
     │   ├─ StoreNotFoundError      no store at that path (run `kgstore init`)
     │   ├─ SchemaVersionError      the store was written by an incompatible version
     │   ├─ ReadOnlyError           a write was attempted through a read-only handle
-    │   └─ DiskFullError           the disk holding the store filled up (free space, rerun to resume)
+    │   ├─ DiskFullError           the disk holding the store filled up (free space, rerun to resume)
+    │   └─ EndpointError           the SPARQL endpoint a store's triples live in failed (`init --endpoint`)
+    │       ├─ EndpointUnreachableError  nothing answered at its URL, or the connection broke
+    │       └─ EndpointAuthError   it refused the credentials (401/403)
     ├─ QueryError                  a SPARQL/Cypher query failed to parse or run
     │   ├─ QueryRefusedError       a query tried to write or reach the network (SERVICE, LOAD)
-    │   └─ QueryTimeoutError       a query ran past its time limit (server, QA sandbox)
+    │   ├─ QueryTimeoutError       a query ran past its time limit (server, QA sandbox, endpoint)
+    │   │   └─ EndpointTimeoutError  the SPARQL endpoint did not answer within the limit
+    │   └─ EndpointQueryError      the SPARQL endpoint refused or failed one query (its own words)
     ├─ IngestError
     │   ├─ UnknownFormatError      no loader of that name
     │   ├─ FormatMismatchError     the file's first lines were all rejected: it is in another format
@@ -19,8 +24,11 @@
     │   └─ TruncatedInputError     a compressed file ended early
     ├─ GraphError                  property-graph backend problems
     │   └─ GraphNotSyncedError     the store was never mirrored (run `kgstore graph sync`)
+    ├─ ExportError                 `kgstore export` cannot write where asked (directory not empty...)
     ├─ VectorIndexError            (never shadow the builtin IndexError)
-    │   └─ EncoderMismatchError    the index was built with another encoder
+    │   ├─ EncoderMismatchError    the index was built with another encoder
+    │   ├─ VectorServerUnreachableError  the vector server ([index] dsn) did not answer
+    │   └─ VectorExtensionMissingError   the Postgres database lacks the pgvector extension
     ├─ QAError
     │   ├─ LLMUnavailableError     no model/runtime/endpoint could be used
     │   ├─ LLMRequestError         the backend refused or failed one request (terminal)
@@ -189,12 +197,46 @@ class GraphNotSyncedError(GraphError):
         )
 
 
+class ExportError(KgstoreError):
+    """An export (``kgstore export``) was asked for something it will not do, such as
+    writing into a directory that holds other files."""
+
+    exit_code = 2
+
+
 class VectorIndexError(KgstoreError):
     exit_code = 10
 
 
 class EncoderMismatchError(VectorIndexError):
     pass
+
+
+class VectorServerUnreachableError(VectorIndexError):
+    """A server-side vector backend (``[index] backend = "pgvector"``) could not be reached.
+    ``address`` is where it was looked for, never with a password in it."""
+
+    transient = True
+
+    def __init__(self, backend: str, address: str, detail: str = ""):
+        self.backend = backend
+        self.address = address
+        extra = f" ({detail.strip()})" if detail.strip() else ""
+        super().__init__(f"the {backend} vector server at {address} cannot be reached{extra}; start it, or check "
+                         "[index] dsn in kgstore.toml (or the KGSTORE_PG_DSN environment variable)")
+
+
+class VectorExtensionMissingError(VectorIndexError):
+    """The vector server answered, but lacks the extension the backend needs (pgvector's
+    ``vector`` in a Postgres database)."""
+
+    def __init__(self, address: str, extension: str, detail: str = ""):
+        self.address = address
+        self.extension = extension
+        extra = f" ({detail.strip()})" if detail.strip() else ""
+        super().__init__(f"the database at {address} has no {extension!r} extension and it could not be created"
+                         f"{extra}; install pgvector on the server and run `CREATE EXTENSION {extension};` in that "
+                         "database as a superuser")
 
 
 class QAError(KgstoreError):
@@ -359,3 +401,62 @@ class DiskFullError(StoreError):
         said = f" ({detail.strip()})" if detail.strip() else ""
         super().__init__(f"no space left on device while {doing} {self.path}{said}: free space on {disk} "
                          "and rerun the same command to resume; everything committed before is kept")
+
+
+class EndpointError(StoreError):
+    """The SPARQL endpoint that holds a store's triples (``kgstore init --endpoint``) could
+    not serve it. ``url`` is the endpoint's URL."""
+
+    exit_code = 15
+
+    def __init__(self, url: str, message: str):
+        self.url = url
+        super().__init__(message)
+
+
+class EndpointUnreachableError(EndpointError):
+    """Nothing answered at the endpoint's URL (not started, wrong host or port), the
+    connection broke during a query, or it stayed unavailable (502/503/504) through the
+    retries."""
+
+    transient = True
+
+    def __init__(self, url: str, detail: str = ""):
+        extra = f" ({detail})" if detail else ""
+        super().__init__(url, f"the SPARQL endpoint at {url} is unreachable{extra}; check that it runs and "
+                              "the URL in the store's kgstore.toml ([endpoint] url)")
+
+
+class EndpointAuthError(EndpointError):
+    def __init__(self, url: str, status: int, said: str = ""):
+        self.status = status
+        said = f": {said.strip()[:300]}" if said.strip() else ""
+        super().__init__(url, f"the SPARQL endpoint at {url} refused the credentials ({status}){said}; "
+                              "check the token or user and password given to `kgstore init --endpoint`")
+
+
+class EndpointQueryError(QueryError):
+    """The endpoint answered one query with an error status (or with results it marked as
+    incomplete). ``status`` is the HTTP status, ``endpoint_message`` the endpoint's words."""
+
+    def __init__(self, url: str, status: int, endpoint_message: str):
+        self.url = url
+        self.status = status
+        self.endpoint_message = endpoint_message
+        said = " ".join(endpoint_message.split())[:500] or "no reason given"
+        super().__init__(f"the SPARQL endpoint at {url} refused the query ({status}): {said}")
+
+
+class EndpointTimeoutError(QueryTimeoutError):
+    """The endpoint did not finish the query within ``timeout_s``: no answer came in time,
+    or (``incomplete``) the endpoint stopped it at its own limit and said its rows were
+    incomplete (Virtuoso answers 200 with the rows found so far)."""
+
+    def __init__(self, url: str, timeout_s: float, *, incomplete: bool = False):
+        self.url = url
+        self.incomplete = incomplete
+        what = ("stopped the query at its time limit and sent incomplete results (kgstore drops them)"
+                if incomplete else f"did not answer the query within {timeout_s:g} s")
+        QueryError.__init__(self, f"the SPARQL endpoint at {url} {what}; narrow the query (LIMIT, a more "
+                                  "selective pattern) or raise [endpoint] timeout_s")
+        self.timeout_s = timeout_s

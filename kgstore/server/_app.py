@@ -24,8 +24,8 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from .._bounded_query import run_bounded_async
-from ..errors import (KgstoreError, LLMUnavailableError, QueryError, QueryRefusedError, QueryTimeoutError, QAError,
-                      StoreClosedError, StoreLockedError, VectorIndexError)
+from ..errors import (EndpointError, KgstoreError, LLMUnavailableError, QueryError, QueryRefusedError,
+                      QueryTimeoutError, QAError, StoreClosedError, StoreLockedError, VectorIndexError)
 from ._ask_queue import MAX_TICKET_CHARS
 from ._ask_request import parse_ask
 from ._catch_all import CatchAll
@@ -46,6 +46,7 @@ _STATUS: list[tuple[type[Exception], int]] = [
     (QueryRefusedError, 403), (QueryTimeoutError, 503), (QueryError, 400), (BadRequest, 400),
     (VectorIndexError, 409), (LLMUnavailableError, 503), (QAError, 400), (StoreClosedError, 503),
     (StoreLockedError, 503),
+    (EndpointError, 502),  # the SPARQL endpoint behind the store failed: a gateway's error
     (KgstoreError, 500),
 ]
 
@@ -110,7 +111,7 @@ async def _sparql(request: Request) -> Response:
                                          named_graphs=parsed.named_graphs, pool=state.pool)
     except ProtocolError as exc:
         return PlainTextResponse(exc.message + "\n", status_code=exc.status)
-    except (QueryError, StoreClosedError) as exc:
+    except (QueryError, StoreClosedError, EndpointError) as exc:
         return PlainTextResponse(str(exc) + "\n", status_code=_status_of(exc))
     fmt = choose_format(request.headers.get("accept"), result.kind)
     if fmt is None:

@@ -31,12 +31,13 @@ class QAContext:
     index: Any = None
 
     def get_index(self, kinds: tuple[str, ...] = ()):
-        """The store's semantic index; raises when one of ``kinds`` has not been built."""
+        """The store's semantic index; raises when one of ``kinds`` cannot be searched (not
+        built; a store too large for a triple index still searches triples, on the fly)."""
         if self.index is None:
             from indexer import Index
 
             self.index = Index.open(self.store)
-        missing = [k for k in kinds if k not in self.index.kinds]
+        missing = [k for k in kinds if not self.index.can_search(k)]
         if missing:
             raise VectorIndexError(f"the store {self.store.path} has no {' or '.join(_INDEX_NOUNS.get(k, k) for k in missing)} index yet; "
                                    f"build it with `kgstore index {self.store.path}`")

@@ -3,7 +3,9 @@
 * **IO**: the LLM answers alone, from its own knowledge (answers are always parametric).
 * **QSM**: the question itself is matched against the triple index; the LLM answers from
   the top triples. Answers found among those triples carry their IRIs; answers that are
-  not are still returned (that is what QSM does) but flagged parametric.
+  not are still returned (that is what QSM does) but flagged parametric. On a store too
+  large for a triple index, the question's entities are linked and their own triples
+  searched instead (``indexer.Index.search``), so QSM still runs there.
 """
 from __future__ import annotations
 
