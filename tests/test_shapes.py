@@ -255,7 +255,7 @@ def test_a_question_at_a_time_reads_the_statement_nodes(sample_dir, tmp_path):
         assert shaped((store, index), "What was the population of Nepal in 1990?", lambda *_: chain)[0] is chain
 
 
-def test_a_path_there_and_back_is_a_round_trip_wherever_it_turns():
+def test_a_round_trip_turns_back_at_the_named_entity_s_first_hop():
     from qa.steps._paths import RelationPath
 
     def path(*steps):
@@ -265,3 +265,7 @@ def test_a_path_there_and_back_is_a_round_trip_wherever_it_turns():
     assert path(("starred", False), ("starred", True), ("release_year", False)).round_trip
     assert not path(("directed_by", False), ("born_in", False)).round_trip
     assert not path(("directed_by", False)).round_trip
+    # there and back and there again: the director once more, not the director's films
+    assert not path(("directed_by", False), ("directed_by", True), ("directed_by", False)).round_trip
+    # a round trip that does not start at the named entity: the films sharing actors with X's films
+    assert not path(("written_by", True), ("starred", False), ("starred", True)).round_trip

@@ -20,7 +20,7 @@ import numpy as np
 import pyoxigraph as ox
 
 from kgstore.errors import QueryError, UnsafeQueryError
-from kgstore.terms import is_fact_predicate
+from kgstore.terms import is_fact_predicate, is_true
 
 from ..sandbox import run_sparql
 from ._examples import ExamplePath, Hop, hop_phrase
@@ -55,11 +55,15 @@ class RelationPath:
 
     @property
     def round_trip(self) -> bool:
-        """The path goes back along the relation it came by, at some hop (``directed by →``
-        then ``← directed by``): from a film to its director's other films, from an actor
-        to the co-stars of their films, or on from those ("the years of the films whose
-        actors also appear in X")."""
-        return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(self.steps, self.steps[1:]))
+        """The path leaves the named entity along a relation and comes back along the same
+        one (``directed by →`` then ``← directed by``): to the others in the same role,
+        such as a film's director's other films or an actor's co-stars, and maybe one hop
+        on from them ("the years of the films whose actors also appear in X"). Not a
+        zig-zag that goes back a second time, to where the first hop led."""
+        if self.hops < 2:
+            return False
+        turns = [a[0] == b[0] and a[1] != b[1] for a, b in zip(self.steps, self.steps[1:])]
+        return turns[0] and not any(turns[1:])
 
     def example(self) -> ExamplePath:
         """The path as the examples write it (question text, placeholder SPARQL, plan)."""
@@ -109,7 +113,7 @@ def next_hops(store, start: str, start_iri: str, prefix: RelationPath | None, *,
         p = row.get("p")
         if not isinstance(p, ox.NamedNode) or not is_fact_predicate(p.value):
             continue
-        back = row["back"].value == "true"
+        back = is_true(row["back"])
         n, lits = int(row["n"].value), int(row["lits"].value)
         if (back and lits) or n == 0:  # a literal has no outgoing facts; n == 0 leads only back to the start
             continue
