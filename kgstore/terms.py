@@ -77,6 +77,12 @@ BOOKKEEPING_SUBJECT_PREFIXES = (WDS, WDV, WDREF, WIKIDATA_ENTITY_DATA, WIKIBASE)
 BOOKKEEPING_CLASS_PREFIXES = (WIKIBASE, WDNO, SCHEMA + "Article", SCHEMA + "Dataset")
 
 
+def is_true(term) -> bool:
+    """A boolean a query bound (``BIND(true AS ?back)``), read from its result row. Virtuoso
+    has no boolean type: it returns ``true`` as the integer ``1`` and ``false`` as ``0``."""
+    return term is not None and term.value in ("true", "1")
+
+
 def skolem_iri(scope: str, label: str) -> str:
     """A stable IRI for blank node ``label`` of a file identified by ``scope``."""
     h = hashlib.blake2s(scope.encode("utf-8"), digest_size=6).hexdigest()
