@@ -1,0 +1,257 @@
+"""Benchmark: kgstore over a SPARQL endpoint (Oxigraph server, Virtuoso 7) against the local
+store, on loopback only.
+
+1. A Wikidata-shaped JSON dump of ``--entities`` entities (bench/_wikidata_gen.py) is
+   ingested into a local store; its triples, dumped as N-Triples, are bulk-loaded into
+   ``oxigraph serve-read-only`` (``oxigraph load``) and into Virtuoso (``ld_dir`` +
+   ``rdf_loader_run``), both started by tests/sparql_servers.py and stopped by pid.
+2. ``kgstore init --endpoint`` + ``kgstore sync`` against each engine: subjects/s (the
+   catalog's entities come from subjects), the rate of the first and the last tenth of the
+   pages (keyset paging should keep them level), and the time the rate gives for
+   Wikidata's ~110M entities.
+3. p50/p99 of the same 1-hop lookups and 2-hop queries through ``Store.query`` (rows
+   read to the end) on the local store and on each endpoint store: ``--rounds`` rounds in
+   alternating backend order (the machine is shared), same subjects for each.
+4. The catalog counts after sync, and whether every query gave the same rows everywhere.
+5. ``ask`` p50 on each backend (bench/_remote_ask.py): pgmr on ``--ask-questions`` MetaQA
+   1-hop dev questions over a MetaQA slice in each backend, through a warm LLM cache, so
+   the times measure the store side; with the answers' agreement.
+
+The load average is printed at start and end; results go to bench/out/remote.json.
+
+    python bench/remote.py --entities 20000
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
+
+GRAPH = "http://kgstore.bench/graph"
+ONE_HOP = "SELECT ?p ?o WHERE {{ <{s}> ?p ?o }}"
+TWO_HOP = "SELECT ?p ?x ?q ?y WHERE {{ <{s}> ?p ?x . ?x ?q ?y FILTER(isIRI(?x)) }}"
+WIKIDATA_ENTITIES = 110_000_000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--entities", type=int, default=20_000)
+    ap.add_argument("--lookups", type=int, default=200, help="subjects per round for each query shape")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--engines", default="oxigraph,virtuoso")
+    ap.add_argument("--ask-questions", type=int, default=10, help="MetaQA questions for the ask p50 (0: skip it)")
+    ap.add_argument("--ask-rounds", type=int, default=3)
+    ap.add_argument("--ask-cache", help="an LLM cache (JSONL) to start the ask part from, e.g. the one "
+                                        "tests/test_endpoint_ask.py filled (a copy is used)")
+    ap.add_argument("--work", help="working directory (default: a temporary one, removed at the end)")
+    ap.add_argument("--out", default=str(REPO / "bench" / "out" / "remote.json"))
+    args = ap.parse_args()
+
+    import pyoxigraph as ox
+
+    import kgstore
+    from _wikidata_gen import generate_files
+    from click.testing import CliRunner
+    from kgstore import Store
+    from kgstore.cli import main as cli
+    from sparql_servers import OxigraphServer, VirtuosoServer
+
+    work = Path(args.work or tempfile.mkdtemp(prefix="kgstore-remote-"))
+    work.mkdir(parents=True, exist_ok=True)
+    report: dict = {"entities": args.entities, "load_start": os.getloadavg()}
+    print(f"load average at start: {report['load_start']}")
+    servers = {}
+    try:
+        t = time.monotonic()
+        dump = generate_files(args.entities, str(work / "dump.json"), str(work / "expected.nt"))
+        local = work / "local"
+        with Store.init(local) as store:
+            kgstore.ingest(store, "wikidata-json", work / "dump.json")
+            nt = work / "data" / "store.nt"
+            nt.parent.mkdir(exist_ok=True)
+            store.rdf.dump(output=str(nt), format=ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
+            report["triples"] = store.triple_count()
+        print(f"generated and ingested {dump.entities:,} entities, {report['triples']:,} triples "
+              f"in {time.monotonic() - t:.1f} s")
+
+        stores = {"local": local}
+        for name in args.engines.split(","):
+            t = time.monotonic()
+            make = OxigraphServer if name == "oxigraph" else VirtuosoServer
+            servers[name] = make.create(work / name, [nt], GRAPH)
+            report[f"{name}_start_and_load_s"] = round(time.monotonic() - t, 2)
+            path = work / f"over_{name}"
+            result = CliRunner().invoke(cli, ["init", str(path), "--endpoint", servers[name].url, "--graph", GRAPH])
+            assert result.exit_code == 0, result.output
+            print(result.output.strip())
+            report[f"{name}_sync"] = _sync(path, servers[name].process.pid)
+            stores[name] = path
+            s = report[f"{name}_sync"]
+            print(f"{name}: started and loaded in {report[f'{name}_start_and_load_s']} s; sync {s['subjects']:,} "
+                  f"subjects in {s['seconds']} s = {s['subjects_per_s']:,} subjects/s (first tenth of pages "
+                  f"{s['first_tenth_per_s']:,}/s, last tenth {s['last_tenth_per_s']:,}/s); 110M entities: "
+                  f"{s['wikidata_hours']} h; CPU: client {s['client_cpu_s']} s + server {s['server_cpu_s']} s = "
+                  f"{s['subjects_per_cpu_s']:,} subjects per CPU second")
+
+        report["stats"] = {name: _stats(path) for name, path in stores.items()}
+        report["counts_equal"] = all(_counts(s) == _counts(report["stats"]["local"]) for s in report["stats"].values())
+        report["latency"], report["same_rows"] = _latency(stores, args)
+        for diff in report["latency"].pop("differences", []):
+            print("differs:", json.dumps(diff, ensure_ascii=False))
+        for shape, by_backend in report["latency"].items():
+            local_p50 = by_backend["local"]["p50_ms"]
+            for backend, lat in by_backend.items():
+                extra = f" (+{lat['p50_ms'] - local_p50:.2f} ms p50 over local)" if backend != "local" else ""
+                print(f"{shape:6s} {backend:9s} p50 {lat['p50_ms']:7.2f} ms  p99 {lat['p99_ms']:7.2f} ms{extra}")
+        print(f"catalog counts equal: {report['counts_equal']}; same rows on every backend: {report['same_rows']}")
+        if args.ask_questions:
+            _ask(report, work, args)
+    finally:
+        for server in servers.values():
+            server.stop()
+        report["load_end"] = os.getloadavg()
+        print(f"load average at end: {report['load_end']}")
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(report, indent=2))
+    return 0
+
+
+def _ask(report: dict, work: Path, args) -> None:
+    from _remote_ask import ask_latency
+
+    shared = REPO.parent / "shared" / "data"
+    if not (shared / "qa" / "metaqa" / "kb_partial.txt").is_file():
+        print(f"ask: skipped, no MetaQA data under {shared}")
+        return
+    cache_from = Path(args.ask_cache) if args.ask_cache else None
+    ask = report["ask"] = ask_latency(work, args.engines.split(","), shared, questions=args.ask_questions,
+                                      rounds=args.ask_rounds, cache_from=cache_from)
+    local_p50 = ask["p50_ms"]["local"]
+    for backend, p50 in ask["p50_ms"].items():
+        extra = f" (+{p50 - local_p50:.1f} ms over local)" if backend != "local" else ""
+        print(f"ask    {backend:9s} p50 {p50:7.1f} ms{extra}")
+    print(f"ask: {ask['questions']} questions x {ask['rounds']} rounds through the warm LLM cache "
+          f"({ask['answered']} answered; the local run that filled it took {ask['local_fill_s']} s); "
+          f"model calls before timing {ask['model_calls_untimed']}, while timing {ask['model_calls_timed']}; "
+          f"same answers everywhere: {ask['same_answers']}")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _sync(path: Path, server_pid: int) -> dict:
+    import kgstore
+    from kgstore import Store
+
+    marks: list[tuple[float, int]] = []
+    client_cpu, server_cpu = time.process_time(), _cpu_seconds(server_pid)
+    with Store.open(path) as store:
+        summary = kgstore.sync(store, progress=lambda p: marks.append((p.seconds, p.subjects)))
+    client_cpu, server_cpu = time.process_time() - client_cpu, _cpu_seconds(server_pid) - server_cpu
+    rate = summary.subjects_per_s
+    tenth = max(1, len(marks) // 10)
+
+    def rate_of(part: list[tuple[float, int]], before: tuple[float, int]) -> int:
+        seconds, subjects = part[-1][0] - before[0], part[-1][1] - before[1]
+        return round(subjects / seconds) if seconds > 0 else 0
+
+    return {"subjects": summary.counts["subjects"], "pages": summary.counts["pages"],
+            "seconds": round(summary.seconds, 2), "subjects_per_s": round(rate),
+            "first_tenth_per_s": rate_of(marks[:tenth], (0.0, 0)),
+            "last_tenth_per_s": rate_of(marks[-tenth:], marks[-tenth - 1] if len(marks) > tenth else (0.0, 0)),
+            "wikidata_hours": round(WIKIDATA_ENTITIES / rate / 3600, 1) if rate else None,
+            # On a shared machine the wall clock measures the neighbours too; CPU seconds do not.
+            "client_cpu_s": round(client_cpu, 2), "server_cpu_s": round(server_cpu, 2),
+            "subjects_per_cpu_s": round(summary.counts["subjects"] / max(client_cpu + server_cpu, 1e-9))}
+
+
+def _stats(path: Path) -> dict:
+    from kgstore import Store
+
+    with Store.open(path, read_only=True) as store:
+        return store.stats()
+
+
+def _counts(stats: dict) -> dict:
+    return {k: v for k, v in stats.items() if k != "ingest_runs"}
+
+
+def _latency(stores: dict[str, Path], args) -> tuple[dict, bool]:
+    from kgstore import Store
+
+    opened = {name: Store.open(path, read_only=True) for name, path in stores.items()}
+    try:
+        local = opened["local"]
+        with local.catalog.connect() as con:
+            subjects = [r[0] for r in con.execute(
+                "SELECT DISTINCT s FROM statements WHERE s LIKE 'http://www.wikidata.org/entity/Q%' ORDER BY s"
+            ).fetchall()]
+        rng = random.Random(7)
+        times = {shape: {name: [] for name in opened} for shape in ("1-hop", "2-hop")}
+        same = True
+        differences: list[dict] = []
+        names = list(opened)
+        for round_no in range(args.rounds):
+            picks = rng.sample(subjects, min(args.lookups, len(subjects)))
+            order = names if round_no % 2 == 0 else names[::-1]
+            for shape, template in (("1-hop", ONE_HOP), ("2-hop", TWO_HOP)):
+                rows_by_backend = {}
+                for name in order:
+                    store, got = opened[name], []
+                    for s in picks:
+                        t = time.perf_counter()
+                        rows = [tuple(map(str, row)) for row in store.query(template.format(s=s))]
+                        times[shape][name].append(time.perf_counter() - t)
+                        got.append(sorted(rows))
+                    rows_by_backend[name] = got
+                first = _comparable(rows_by_backend[names[0]])
+                for name, rows in rows_by_backend.items():
+                    for s, mine, theirs in zip(picks, first, _comparable(rows)):
+                        if mine != theirs:
+                            same = False
+                            if len(differences) < 6:
+                                differences.append({"backend": name, "shape": shape, "subject": s,
+                                                    "only_local": sorted(set(mine) - set(theirs))[:3],
+                                                    "only_there": sorted(set(theirs) - set(mine))[:3]})
+        summary = {shape: {name: {"p50_ms": round(statistics.median(v) * 1000, 2),
+                                  "p99_ms": round(sorted(v)[max(0, int(len(v) * 0.99) - 1)] * 1000, 2),
+                                  "n": len(v)} for name, v in by.items()} for shape, by in times.items()}
+        if differences:
+            summary["differences"] = differences
+        return summary, same
+    finally:
+        for store in opened.values():
+            store.close()
+
+
+def _comparable(rows_per_subject: list[list[tuple]]) -> list[list[tuple]]:
+    # Virtuoso keeps WKT literals as its own geometries: "Point(28.0 41.96)"^^geo:wktLiteral
+    # comes back as "POINT(28 41.96)"^^virtrdf:Geometry. Compared by shape and numbers.
+    def norm(cell: str) -> str:
+        if "wktLiteral" in cell or "virtrdf#Geometry" in cell:
+            text = cell.split("^^")[0].strip('"').upper()
+            shape, _, numbers = text.partition("(")
+            return shape + "(" + " ".join(repr(float(x)) for x in numbers.rstrip(")").split()) + ")"
+        return cell
+
+    return [sorted(tuple(norm(c) for c in row) for row in rows) for rows in rows_per_subject]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
