@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 METAQA_GRAPH = "http://kgstore.test/metaqa"
 METAQA_LINES = 3000
 
@@ -20,6 +22,15 @@ def slice_store(kb: Path, base: Path, lines: int = METAQA_LINES) -> Path:
     with Store.init(base / "store") as store:
         kgstore.ingest(store, "tsv", base / "slice.txt")
     return base / "store"
+
+
+@pytest.fixture(scope="module")
+def metaqa_local(shared_data, tmp_path_factory) -> Path:
+    """The slice in a local store, once per test module (import it into the module)."""
+    kb = shared_data / "qa" / "metaqa" / "kb_partial.txt"
+    if not kb.is_file():
+        pytest.skip(f"MetaQA KB not found at {kb}")
+    return slice_store(kb, tmp_path_factory.mktemp("metaqa_local"))
 
 
 def slice_ntriples(local: Path, out: Path) -> Path:

@@ -22,7 +22,8 @@ from click.testing import CliRunner
 import kgstore
 from kgstore import Store
 from kgstore.cli import main
-from metaqa_slice import METAQA_GRAPH, slice_ntriples, slice_questions, slice_store
+from metaqa_slice import metaqa_local  # noqa: F401  (module fixture)
+from metaqa_slice import METAQA_GRAPH, slice_ntriples, slice_questions
 from sparql_servers import (OXIGRAPH_INSTALL_HINT, VIRTUOSO_INSTALL_HINT, OxigraphServer, VirtuosoServer,
                             oxigraph_binary, virtuoso_binaries)
 
@@ -38,12 +39,6 @@ def _required(what: str, hint: str):  # as in test_endpoint_store
     pytest.skip(hint)
 
 
-@pytest.fixture(scope="module")
-def metaqa_local(shared_data, tmp_path_factory) -> Path:
-    kb = shared_data / "qa" / "metaqa" / "kb_partial.txt"
-    if not kb.is_file():
-        pytest.skip(f"MetaQA KB not found at {kb}")
-    return slice_store(kb, tmp_path_factory.mktemp("ask_metaqa_local"))
 
 
 @pytest.fixture(scope="module")

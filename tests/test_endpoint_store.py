@@ -25,7 +25,8 @@ from kgstore.cli import main
 from kgstore.config import StoreConfig
 from kgstore.errors import (EndpointUnreachableError, QueryRefusedError, ReadOnlyError, StoreError)
 
-from metaqa_slice import METAQA_GRAPH, slice_ntriples, slice_store
+from metaqa_slice import metaqa_local  # noqa: F401  (module fixture)
+from metaqa_slice import METAQA_GRAPH, slice_ntriples
 from sparql_servers import (OXIGRAPH_INSTALL_HINT, VIRTUOSO_INSTALL_HINT, OxigraphServer, VirtuosoServer,
                             oxigraph_binary, virtuoso_binaries)
 
@@ -425,12 +426,6 @@ def test_credentials_stay_out_of_the_config(engines, tmp_path):
 
 
 # -- a MetaQA slice: kg: IRIs minted by the tsv loader, labels without a language tag -------------------
-@pytest.fixture(scope="module")
-def metaqa_local(shared_data, tmp_path_factory) -> Path:
-    kb = shared_data / "qa" / "metaqa" / "kb_partial.txt"
-    if not kb.is_file():
-        pytest.skip(f"MetaQA KB not found at {kb}")
-    return slice_store(kb, tmp_path_factory.mktemp("metaqa_local"))
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -261,8 +261,10 @@ def test_incremental_add_keeps_the_recorded_backend(shared_data, tmp_path, backe
     assert not vector_path(path / "index", "triples", backend).exists()
 
 
-def test_a_killed_usearch_build_resumes_without_re_embedding(shared_data, tmp_path, monkeypatch):
-    path = new_store(tmp_path / "store", "usearch", batch_size=6)  # chunks of 100 rows
+def killed_build_resumes(path, backend: str, shared_data, tmp_path, monkeypatch) -> int:
+    """Index a 1,000-line MetaQA head into ``path`` with a checkpoint after every chunk of
+    100, killed during the fourth chunk; the next build embeds only what was not saved and
+    finds what it should. The number of triples indexed (the backend's own checks follow)."""
     monkeypatch.setattr(_build, "SAVE_EVERY_S", 0.0)  # a checkpoint after every chunk
     monkeypatch.setattr(_build, "CHUNK_ROWS", 100)
     seen = []
@@ -280,13 +282,20 @@ def test_a_killed_usearch_build_resumes_without_re_embedding(shared_data, tmp_pa
         with store.catalog.connect() as con:
             saved = con.execute("SELECT saved_max_label + 1, backend FROM index_manifest "
                                 "WHERE kind = 'triples'").fetchone()
-        assert saved == (seen[2], "usearch")  # the fourth chunk was embedded but not saved
+        assert saved == (seen[2], backend)  # the fourth chunk was embedded but not saved
         resumed = build_index(store, kinds=["triples"], encoder=ENCODER)
         total = resumed.kinds["triples"].items
         assert resumed.kinds["triples"].added == total - seen[2]
-        hits = Index.open(store, encoder=ENCODER).search("triples", "Paragraph 175 directed by Jeffrey Friedman", k=1)
+        with Index.open(store, encoder=ENCODER) as index:
+            hits = index.search("triples", "Paragraph 175 directed by Jeffrey Friedman", k=1)
     assert total == len(set(metaqa_lines(shared_data)[:1000]))
     assert hits[0].text == "Paragraph 175 | directed by | Jeffrey Friedman"
+    return total
+
+
+def test_a_killed_usearch_build_resumes_without_re_embedding(shared_data, tmp_path, monkeypatch):
+    path = new_store(tmp_path / "store", "usearch", batch_size=6)  # chunks of 100 rows
+    killed_build_resumes(path, "usearch", shared_data, tmp_path, monkeypatch)
 
 
 def test_a_missing_backend_package_says_what_to_install(shared_data, tmp_path, monkeypatch):

@@ -14,14 +14,14 @@ from click.testing import CliRunner
 
 import kgstore
 from indexer import Index, build_index
-from indexer import _build
 from indexer._backends import VectorBackend, choose_backend, create_backend, open_backend, vector_path
 from indexer._backends_pgvector import DSN_ENV, PgVectorTable, redact_dsn
 from kgstore import Store, VectorExtensionMissingError, VectorIndexError, VectorServerUnreachableError
 from kgstore.cli import main
 from kgstore.config import IndexConfig, StoreConfig
 from qa import QAContext, ScriptedLLM, make_method
-from test_index_backends import ENCODER, METAQA_HEAD, METAQA_QUESTIONS, backends_of, metaqa_head, new_store
+from test_index_backends import (ENCODER, METAQA_HEAD, METAQA_QUESTIONS, backends_of, killed_build_resumes, metaqa_head,
+                                 new_store)
 from test_index_fixtures import metaqa_lines, write_lines
 from test_qa_methods import ANSWER, CYPHER, QUESTION, VERIFIED
 
@@ -276,32 +276,8 @@ def test_incremental_build_adds_only_what_changed_and_rebuild_drops_the_table(po
 
 
 def test_a_killed_pgvector_build_resumes_without_re_embedding(postgres, shared_data, tmp_path, monkeypatch):
-    path = pg_store(tmp_path / "store", postgres, batch_size=6)  # chunks of 100 rows
-    monkeypatch.setattr(_build, "SAVE_EVERY_S", 0.0)  # a commit after every chunk
-    monkeypatch.setattr(_build, "CHUNK_ROWS", 100)
-    seen = []
-
-    def killed_after_three_chunks(progress):
-        if progress.kind == "triples" and progress.phase == "embed":
-            seen.append(progress.done)
-            if len(seen) == 4:
-                raise KeyboardInterrupt
-
-    with Store.open(path) as store:
-        kgstore.ingest(store, "tsv", metaqa_head(shared_data, tmp_path / "kb.txt", 1000))
-        with pytest.raises(KeyboardInterrupt):
-            build_index(store, kinds=["triples"], encoder=ENCODER, progress=killed_after_three_chunks)
-        with store.catalog.connect() as con:
-            saved = con.execute("SELECT saved_max_label + 1, backend FROM index_manifest "
-                                "WHERE kind = 'triples'").fetchone()
-        assert saved == (seen[2], "pgvector")  # the fourth chunk was embedded but not committed
-        resumed = build_index(store, kinds=["triples"], encoder=ENCODER)
-        total = resumed.kinds["triples"].items
-        assert resumed.kinds["triples"].added == total - seen[2]
-        with Index.open(store, encoder=ENCODER) as index:
-            hits = index.search("triples", "Paragraph 175 directed by Jeffrey Friedman", k=1)
-    assert total == len(set(metaqa_lines(shared_data)[:1000]))
-    assert hits[0].text == "Paragraph 175 | directed by | Jeffrey Friedman"
+    path = pg_store(tmp_path / "store", postgres, batch_size=6)  # chunks of 100 rows; a commit after each
+    total = killed_build_resumes(path, "pgvector", shared_data, tmp_path, monkeypatch)
     assert sql(postgres, f"SELECT count(*), max(id) + 1 FROM {table_of(path, 'triples')}") == [(total, total)]
 
 
