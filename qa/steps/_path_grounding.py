@@ -72,7 +72,7 @@ class PathGrounder:
 
     def __init__(self, store, embed, *, options: int = 6, beam: int = 12, answer_weight: float = 0.5,
                  timeout_s: float = 5.0, max_rows: int = 1000, read: bool = False, read_paths: int = 6,
-                 read_rows: int = 3):
+                 read_rows: int = 3, round_trips: bool = True):
         self.store = store
         self.embed = embed
         self.options = options
@@ -83,6 +83,7 @@ class PathGrounder:
         self.read = read
         self.read_paths = read_paths
         self.read_rows = read_rows
+        self.round_trips = round_trips  # False: ground as before round trips were told apart (ablation)
 
     def ground(self, question: str, anchor: Choice, draft: ChainDraft, run, *, step: str = "ground",
                choose: Chooser | None = None):
@@ -108,7 +109,7 @@ class PathGrounder:
         # longer path from a one-hop draft is mostly a walk there and back ("films of the
         # co-stars of the films of X"), whose facts lead the model to mark the wrong film
         read_hops = draft.hops + 1
-        trip = asks_round_trip(question)
+        trip = self.round_trips and asks_round_trip(question)
         if trip:
             # "the director of X also directed …": the answer is back where X is, so the
             # round trips compete even when the draft's words fit the way out better
@@ -128,7 +129,10 @@ class PathGrounder:
                   for k in order]
         ranked = [k for k in order if runs[k].rows]
         if trip:
-            ranked = [k for k in ranked if runs[k].path.round_trip] or ranked
+            # only round trips as long as the draft: "the languages of the films whose
+            # directors also directed X" goes one hop on from the director's films
+            long_enough = min(draft.hops, MAX_HOPS)
+            ranked = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= long_enough] or ranked
         if not ranked:
             run.record(step, anchor=anchor_iri, paths=len(paths), options=record)
             return None

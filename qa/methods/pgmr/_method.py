@@ -20,6 +20,9 @@ the store's memories resolve them, and the executed query answers.
    and the best of each length run, each one's answers are read against the question
    (``answer_weight``: people where it asks "who", films where it asks for films), and
    the best that returns rows is the final query (``paths=False`` turns this off).
+   A question that asks for others sharing something with its entity ("also", "co-",
+   "share") is grounded in the paths that go out and back along one relation
+   (``round_trips=False`` turns this off).
    Then (``read_answers``, on by default) the model reads the facts of the best path of
    each kind (one per last relation), instantiated with real entities, and marks the
    answer; the path whose answers hold its first mark is the final query.
@@ -69,7 +72,7 @@ class PGMRMethod(QAMethod):
                  max_combinations: int = 30, generate_tokens: int = 120, timeout_s: float = 5.0,
                  max_rows: int = 1000, max_answers: int = 200, paths: bool = True, path_options: int = 6,
                  beam: int = 12, choose_path: bool = False, answer_weight: float = 0.5,
-                 read_answers: bool = True):
+                 read_answers: bool = True, round_trips: bool = True):
         super().__init__(context)
         self.threshold = threshold
         self.relation_threshold = relation_threshold
@@ -86,6 +89,7 @@ class PGMRMethod(QAMethod):
         self.choose_path = choose_path
         self.answer_weight = answer_weight
         self.read_answers = read_answers
+        self.round_trips = round_trips
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         index = self.context.get_index()
@@ -155,7 +159,7 @@ class PGMRMethod(QAMethod):
         draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
-                                read=self.read_answers)
+                                read=self.read_answers, round_trips=self.round_trips)
         choose = (lambda paths: self.choose(question, query, paths, run)) if self.choose_path else None
         return grounder.ground(question, anchor, draft, run, choose=choose)
 
