@@ -269,3 +269,9 @@ def test_a_round_trip_turns_back_at_the_named_entity_s_first_hop():
     assert not path(("directed_by", False), ("directed_by", True), ("directed_by", False)).round_trip
     # a round trip that does not start at the named entity: the films sharing actors with X's films
     assert not path(("written_by", True), ("starred", False), ("starred", True)).round_trip
+
+
+def test_more_than_a_number_is_a_filter_not_a_comparison():
+    assert detect_shape("Which country of the Himalayas has more than 100 million people?").kind == "chain"
+    assert detect_shape("Which films have more than a million votes?").kind == "chain"
+    assert detect_shape("Is India larger than Nepal?").kind == "comparison"

@@ -24,6 +24,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|[,;:?!()\[\]]")
 _BOOLEAN_OPENING = {"is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could",
                     "will", "would", "should", "isn't", "aren't", "wasn't", "doesn't", "didn't"}
+_THAN_A_NUMBER = re.compile(r"\bthan\s+(?:about\s+|around\s+)?(?:[\d$€£]|(?:a|one|two|three|four|five|six|seven|"
+                            r"eight|nine|ten|twenty|fifty|a few|several|hundred|thousand|million|billion)\b)")
 _WH_WORDS = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how"}
 _COUNT = re.compile(r"\bhow many\b|\bthe (?:total )?number of\b|\bcount (?:the|of|all)\b", re.I)
 
@@ -195,7 +197,10 @@ def _is_comparative_use(question: str, words: tuple[str, ...], i: int) -> bool:
     if words[i] in ("before", "after"):
         # "was X born before Y": a yes/no comparison of dates; elsewhere a chain's word
         return words[0] in _BOOLEAN_OPENING
-    return " or " in lowered or " than " in lowered
+    if " or " in lowered:
+        return True
+    # "more than 100 million people" is a filter on a chain's values, not two things compared
+    return " than " in lowered and not _THAN_A_NUMBER.search(lowered)
 
 
 def attribute_phrase(words: tuple[str, ...], at: int) -> str:

@@ -96,7 +96,10 @@ def answer_comparison(store, index, question: str, shape: QuestionShape, mention
                       run, *, timeout_s: float = 5.0) -> Answer | None:
     """The option that wins the comparison (or yes/no for "is X … than Y"), with the
     compared values as evidence; None when the question names fewer than two options."""
-    options = mentions[:2] if shape.yes_no else mentions
+    named = [m for m in mentions if m.written_as_name]
+    # a common word that also names an entity ("people": human) is no option beside names
+    options = named if len(named) >= 2 else mentions
+    options = options[:2] if shape.yes_no else options
     if len(options) < 2:
         return None
     attrs = [entity_attributes(store, m.iri, timeout_s=timeout_s) for m in options]
