@@ -93,12 +93,17 @@ def answer_boolean(store, index, question: str, mentions: list[Mention], method:
         unknown = next(c for c in checks if c.verdict is None)
         return Answer(question=question, method=method, shape="boolean", meant=meant,
                       refusal=Refusal("no_answer", f"the store cannot say: {unknown.why}"))
-    evidence = [f for c in used for f in c.facts]
+    return yes_no_answer(question, method, verdict, [f for c in used for f in c.facts], shape="boolean", meant=meant)
+
+
+def yes_no_answer(question: str, method: str, verdict: bool, evidence: list[Evidence], *, shape: str,
+                  meant: list[dict]) -> Answer:
+    """*yes* or *no*, typed as an xsd:boolean, with the facts it rests on."""
     text = "yes" if verdict else "no"
     return Answer(question=question, method=method, answers=[text], answer_iris=[None], evidence=evidence,
                   values=[{"value": text, "lexical": "true" if verdict else "false", "datatype": BOOLEAN,
                            "kind": "boolean"}],
-                  shape="boolean", meant=meant)
+                  shape=shape, meant=meant)
 
 
-__all__ = ["answer_boolean", "check_value", "Check"]
+__all__ = ["answer_boolean", "check_value", "Check", "yes_no_answer"]

@@ -21,6 +21,7 @@ from typing import Sequence
 from ..steps._result import Answer, Evidence, Refusal
 from ..steps._retrieval import store_labels
 from ._attributes import Attribute, AttributeKey, entity_attributes, rank_attributes
+from ._boolean import yes_no_answer
 from ._detect import QuestionShape
 from ._mentions import Mention, without_mentions
 
@@ -124,12 +125,7 @@ def answer_comparison(store, index, question: str, shape: QuestionShape, mention
     winners = [i for v, i in known if v == best]
     evidence = [f for a in attrs for f in _facts(a.get(measure.key), EVIDENCE_PER_OPTION)]
     if shape.yes_no:
-        verdict = winners == [0]
-        text = "yes" if verdict else "no"
-        return Answer(question=question, method=method, answers=[text], answer_iris=[None], evidence=evidence,
-                      values=[{"value": text, "lexical": "true" if verdict else "false",
-                               "datatype": "http://www.w3.org/2001/XMLSchema#boolean", "kind": "boolean"}],
-                      shape="comparison", meant=meant)
+        return yes_no_answer(question, method, winners == [0], evidence, shape="comparison", meant=meant)
     return Answer(question=question, method=method, answers=[options[i].label for i in winners],
                   answer_iris=[options[i].iri for i in winners], evidence=evidence,
                   values=[None for _ in winners], shape="comparison", meant=meant)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from kgstore.errors import QueryError, UnsafeQueryError
-from kgstore.terms import P, PQ, PS
+from kgstore.terms import P, PQ, PS, WD, WDT
 
 from ..sandbox import run_sparql
 from ..steps._result import Answer, Evidence
@@ -117,8 +117,6 @@ def _facts(store, subject: Mention, stmt: Statement, labels: dict[str, str], qua
 
 def _labels(store, stmts: list[Statement]) -> dict[str, str]:
     """Labels of the statements' relations and qualifiers (by property id) and entity values."""
-    from kgstore.terms import WD, WDT
-
     pids = {s.pid for s in stmts} | {q for s in stmts for q in s.qualifiers}
     iris = {WDT + p for p in pids} | {WD + p for p in pids} | {s.value.value for s in stmts
                                                               if isinstance(s.value, ox.NamedNode)}
