@@ -15,6 +15,7 @@ from qa import ScriptedLLM
 from qa.eval import (QAItem, TypedValue, by_shape, detect_format, gold_values, item_shape, literal_value, matches,
                      predicted_values, query_shape, read_questions_file, sparql_json_values, summarise, typed_f1,
                      typed_hits_at_1)
+from qa.eval._typed import value_from_dict
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
 
@@ -69,6 +70,25 @@ def test_dates_match_at_the_golds_precision():
     assert matches(plain, _one("1952")) and matches(plain, _one("1952-03-11")) and not matches(plain, _one("1953"))
     # BCE years stay dates
     assert literal_value("-3600000-01-01T00:00:00Z", datatype=XSD + "dateTime").value == (-3600000, 1, 1)
+
+
+def test_an_answers_typed_value_is_scored_as_the_store_holds_it():
+    """The value a method reports with its answer (``Answer.values``) is scored, not the
+    text printed: a quantity with its unit, a date at the store's precision."""
+    metres = {"value": "8126 metre", "lexical": "8126", "datatype": XSD + "decimal", "kind": "number", "unit": "metre"}
+    [height] = predicted_values(["8126 metre"], [None], values=[metres])
+    assert (height.kind, height.value, height.unit) == ("number", 8126.0, "metre")
+    assert matches(gold_values(["8126"])[0], height) and not matches(gold_values(["8127"])[0], height)
+    assert not matches(TypedValue("number", 8126.0, unit="foot"), height)
+    born = {"value": "1265", "lexical": "1265-01-01T00:00:00Z", "datatype": XSD + "dateTime", "kind": "date",
+            "precision": "year"}
+    [year] = predicted_values(["1265"], [None], values=[born])
+    assert (year.kind, year.value, year.precision) == ("date", (1265, None, None), "year")
+    assert matches(literal_value("1265", datatype=XSD + "gYear"), year)
+    assert not matches(literal_value("1265-05-21", datatype=XSD + "date"), year)  # the store knows only the year
+    # an untyped "1265" read back from a results file still reads as a year
+    plain = value_from_dict(predicted_values(["1265"])[0].to_dict())
+    assert plain.year_like and matches(literal_value("1265", datatype=XSD + "gYear"), plain)
 
 
 def test_entities_by_iri_or_by_label():

@@ -73,7 +73,7 @@ def score_answer(item: QAItem, answer: Answer, *, missing_iris: Sequence[str]) -
     }
     if item.gold_values is not None:
         datatypes = {e.o: e.datatype for e in answer.evidence if e.literal and e.datatype}
-        predicted = predicted_values(answer.answers, answer.answer_iris, datatypes)
+        predicted = predicted_values(answer.answers, answer.answer_iris, datatypes, answer.values)
         record["predicted_values"] = [v.to_dict() for v in predicted]
         record = rescore(item, record)
     return record

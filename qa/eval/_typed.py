@@ -100,6 +100,8 @@ class TypedValue:
         for key in ("datatype", "unit", "label", "lang", "precision"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.year_like:
+            out["year_like"] = True
         return out
 
 
@@ -246,22 +248,38 @@ def gold_values(texts: Iterable[str]) -> list[TypedValue]:
 
 
 def predicted_values(answers: Sequence[str], answer_iris: Sequence[str | None] = (),
-                     datatypes: dict[str, str] | None = None) -> list[TypedValue]:
+                     datatypes: dict[str, str] | None = None,
+                     values: Sequence[dict | None] = ()) -> list[TypedValue]:
     """A method's answer (the labels and the aligned IRIs of ``kgstore ask --format json``)
-    as typed values: an answer with an IRI is that entity (with its label); one without is
-    a literal read from its text, or by its datatype when ``datatypes`` (label → XSD type,
-    from the answer's literal evidence) gives one."""
+    as typed values: an answer with an IRI is that entity (with its label); one with a
+    typed value (``values``, the answer's ``LiteralValue.to_dict``: lexical form, datatype,
+    unit, a date's precision) is that value, as the store holds it, whatever its printed
+    text ("8126 metre", "1265"); any other is a literal read from its text, or by its
+    datatype when ``datatypes`` (label → XSD type, from the answer's literal evidence)
+    gives one."""
     datatypes = datatypes or {}
     out = []
     for i, label in enumerate(answers):
         iri = answer_iris[i] if i < len(answer_iris) else None
+        typed = values[i] if i < len(values) else None
         if iri:
             out.append(TypedValue("entity", iri, label=label))
+        elif typed and typed.get("lexical") is not None:
+            out.append(stored_value(typed, str(label)))
         elif label is not None and str(label).strip():
             value = literal_value(str(label), datatype=datatypes.get(str(label)))
             out.append(TypedValue("entity", value.value) if value.kind == "string" and value.datatype is None
                        and not value.lang else replace(value, label=str(label)))
     return out
+
+
+def stored_value(typed: dict, label: str) -> TypedValue:
+    """An answer's typed value as the store holds it (a ``LiteralValue.to_dict``)."""
+    value = literal_value(str(typed["lexical"]), datatype=typed.get("datatype"))
+    if value.kind == "date" and typed.get("precision"):
+        date = parse_date(str(typed["lexical"]), typed["precision"])
+        value = replace(value, value=date.value, precision=date.precision) if date else value
+    return replace(value, label=label, unit=typed.get("unit") or value.unit)
 
 
 def matches(gold: TypedValue, predicted: TypedValue) -> bool:
@@ -343,5 +361,9 @@ def value_from_dict(doc: dict) -> TypedValue:
     value = doc["value"]
     if doc["kind"] == "date":
         value = tuple(value)
+    # files written before year_like was kept: an untyped four-digit number's label says it
+    year_like = doc.get("year_like", doc["kind"] == "number" and doc.get("datatype") is None
+                        and re.fullmatch(r"\d{4}", str(doc.get("label", ""))) is not None)
     return TypedValue(doc["kind"], value, datatype=doc.get("datatype"), unit=doc.get("unit"),
-                      label=doc.get("label"), lang=doc.get("lang"), precision=doc.get("precision"))
+                      label=doc.get("label"), lang=doc.get("lang"), precision=doc.get("precision"),
+                      year_like=year_like)

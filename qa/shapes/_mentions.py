@@ -10,11 +10,11 @@ and IRI.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Sequence
 
-_BRACKETED = re.compile(r"\[[^\[\]]+\]")
+from ..steps._retrieval import bracketed_spans, within_brackets
+
 # Linking scores a name written with content words (not only stopwords or relation words)
 # at 0.35 and up; weaker spans are words such as "country" that also name a relation.
 STRONG_MENTION = 0.35
@@ -61,10 +61,8 @@ def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
         taken.append(c.span)
         groups[c.span] = [c]
     # a question that marks its names in brackets ("did [X] direct [Y]") names only those
-    marked = [(m.start(), m.end()) for m in _BRACKETED.finditer(question)]
-    if marked:
-        groups = {span: cs for span, cs in groups.items()
-                  if any(start <= span[0] and span[1] <= end for start, end in marked)}
+    marked = bracketed_spans(question)
+    groups = {span: cs for span, cs in groups.items() if within_brackets(span, marked)}
     mentions = []
     for span in sorted(groups):
         candidates = groups[span]

@@ -29,17 +29,27 @@ from ._resolution import Choice
 class ChainDraft:
     """What a method's draft says of a chain from one entity: its relation ``words`` in
     the order written, how many ``hops`` it wrote, the words of its first and last
-    relation (``ends``) and the variable it answers with."""
+    relation (``ends``), the variable it answers with, and in how many hops its patterns
+    reach that variable from the entity (``reach``; None when unknown)."""
 
     words: tuple[str, ...]
     hops: int
     ends: tuple[str | None, str | None]
     answer_var: str = "?answer"
+    reach: int | None = None
 
     def with_first_hop(self, words: str) -> "ChainDraft":
         """The draft with ``words`` as one more hop at its start ("[ENT: X's heir]": heir
         is the first hop from X)."""
-        return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var)
+        return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var,
+                          self.reach + 1 if self.reach else None)
+
+    @property
+    def trip_hops(self) -> int:
+        """The length a round trip should have for this draft: how far it reaches its answer
+        where that is known (patterns hanging off the entity say nothing of the length),
+        but a trip is two hops at least."""
+        return max(min(self.reach or self.hops, MAX_HOPS), 2)
 
 
 @dataclass(frozen=True)
@@ -115,7 +125,9 @@ class PathGrounder:
             # round trips compete even when the draft's words fit the way out better
             trips = [i for i in sorted(range(len(paths)), key=lambda i: -scores[i]) if paths[i].round_trip]
             chosen += [i for i in trips[:self.options] if i not in chosen]
-            read_hops = max(read_hops, 2)
+            # a trip one hop longer than the draft mostly goes on from the others to what
+            # they share ("the director of X also directed …" answered with the director)
+            read_hops = draft.trip_hops
         if reading:
             chosen += [i for i in best_per_last_step(paths, scores, self.read_paths, max_hops=read_hops)
                        if i not in chosen]
@@ -131,8 +143,8 @@ class PathGrounder:
         if trip:
             # only round trips as long as the draft: "the languages of the films whose
             # directors also directed X" goes one hop on from the director's films
-            long_enough = min(draft.hops, MAX_HOPS)
-            ranked = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= long_enough] or ranked
+            trips = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= draft.trip_hops]
+            ranked = [k for k in trips if runs[k].path.hops <= read_hops] or trips or ranked
         if not ranked:
             run.record(step, anchor=anchor_iri, paths=len(paths), options=record)
             return None
@@ -141,14 +153,14 @@ class PathGrounder:
         readable = [k for k in ranked if len(runs[k].path.steps) <= read_hops]
         if reading and readable:
             pick = self.read_answers(question, [runs[k] for k in readable], run, step=step, default=pick,
-                                     ids=readable)
+                                     ids=readable, first_mark=trip)
         chosen = runs[pick]
         run.record(step, anchor=anchor_iri, paths=len(paths), options=record, chosen=ranked.index(pick) + 1,
                    final_query=chosen.built.render())
         return chosen.built, chosen.rows
 
     def read_answers(self, question: str, ranked: Sequence[PathRun], run, *, step: str, default: int,
-                     ids: Sequence[int]) -> int:
+                     ids: Sequence[int], first_mark: bool = False) -> int:
         """The model reads the facts of the best paths, instantiated, and marks the answer;
         the best path whose answers hold what it marked is the pick (``ids[i]`` for
         ``ranked[i]``; ``default`` when it marks nothing a path answers).
@@ -191,8 +203,13 @@ class PathGrounder:
         # where a path not shown reaches it alone.
         best = max(answers, key=lambda i: (first in answers[i], hits[i] / max(len(answers[i]), 1), hits[i], -i))
         pick = ids[best] if hits[best] else default
+        if first_mark and first not in answers[best]:
+            # a round trip's question names what the others share ("the director of X also
+            # directed …"), and the model marks it; its later marks then come from the
+            # facts of other trips (co-stars' films), so the encoder's order stands
+            pick = default
         run.record(step, read={"marked": marks, "paths_shown": len(distinct),
-                               "picked": best + 1 if hits[best] else None,
+                               "picked": best + 1 if hits[best] and pick == ids[best] else None,
                                "shown": best in distinct if hits[best] else None})
         return pick
 

@@ -3,6 +3,7 @@ methods: triple search results as Evidence, entity popularity for pruning, state
 memories and the URI memory as records, and entity linking by name."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -152,7 +153,29 @@ def exact_entities(index, name: str, k: int) -> list[tuple[str, str]]:
     return [(c.iri, c.label) for c in index.link(name, k=k, vectors=False) if c.match in ("exact", "label", "alias")]
 
 
+_BRACKETED = re.compile(r"\[[^\[\]]+\]")
+
+
+def bracketed_spans(question: str) -> list[tuple[int, int]]:
+    """The (start, end) of each name the question marks in brackets ("did [X] direct [Y]"),
+    brackets included; none when it marks none."""
+    return [(m.start(), m.end()) for m in _BRACKETED.finditer(question)]
+
+
+def bracketed_names(question: str) -> list[str]:
+    """The names the question marks in brackets, without the brackets."""
+    return [question[start + 1:end - 1].strip() for start, end in bracketed_spans(question)]
+
+
+def within_brackets(span: tuple[int, int], marked: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``span`` lies inside one of the ``marked`` names (always, when none is marked)."""
+    return not marked or any(start <= span[0] and span[1] <= end for start, end in marked)
+
+
 def question_entities(index, question: str, k: int = 5):
     """Entity mentions in ``question`` matched by name (``indexer.Candidate`` with a
-    ``span``), best first."""
-    return [c for c in index.link_question(question, k=k) if c.match in ("exact", "label", "alias")]
+    ``span``), best first. A question that marks its names in brackets names only those:
+    "who starred together with [X]" does not name the film *Together*."""
+    marked = bracketed_spans(question)
+    return [c for c in index.link_question(question, k=k)
+            if c.match in ("exact", "label", "alias") and (not c.span or within_brackets(c.span, marked))]

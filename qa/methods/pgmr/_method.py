@@ -46,6 +46,7 @@ from ...steps._examples import store_examples
 from ...steps._path_grounding import ChainDraft, PathGrounder
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
 from ...steps._result import Answer
+from ...steps._retrieval import bracketed_names
 from ...steps._retry import generate_checked, parse_or_retry
 from .._base import MethodRun, QAContext, QAMethod
 from ._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
@@ -97,6 +98,10 @@ class PGMRMethod(QAMethod):
         if query is None:
             return self.refuse(question, run, "no_query", "the model wrote no usable query for this question",
                                allow_parametric)
+        named = query.keeping_names(bracketed_names(question))
+        if named is not query:
+            run.record("names", kept=named.entities(), written=query.entities())
+            query = named
         if not query.entities():
             # nothing ties the query to what the question names: it would answer for anything
             return self.refuse(question, run, "no_entity", "the query names no entity to start from",
@@ -156,7 +161,8 @@ class PGMRMethod(QAMethod):
         (:mod:`qa.steps._path_grounding`); with ``choose_path`` the model picks among the paths
         that return rows. None when none does."""
         anchor = entities[query.entities()[0]][0]
-        draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var)
+        draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var,
+                           reach=query.answer_reach)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
                                 read=self.read_answers, round_trips=self.round_trips)

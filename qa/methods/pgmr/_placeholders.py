@@ -78,6 +78,54 @@ class PlaceholderQuery:
         there and back."""
         return max(self.source.count("[REL:"), len(self.patterns))
 
+    @property
+    def answer_reach(self) -> int | None:
+        """How many patterns lie between a named entity and the answer variable, the
+        fewest (None when none leads there). Patterns that hang off the chain do not
+        count: "X directed by ?d . X directed by ?d2 . X directed by ?d3" reaches its
+        answer ?d in one."""
+        links: dict[str, set[str]] = {}
+        for p in self.patterns:
+            a, b = p.subject.text if not p.subject.entity else "", p.object.text if not p.object.entity else ""
+            for x, y in ((a, b), (b, a)):
+                links.setdefault(x, set()).add(y)
+        frontier, seen, hops = {""}, {""}, 0  # "" stands for every named entity
+        while frontier:
+            if self.answer_var in frontier:
+                return hops
+            frontier = {y for x in frontier for y in links.get(x, ()) if y not in seen}
+            seen |= frontier
+            hops += 1
+        return None
+
+    def keeping_names(self, names: Sequence[str]) -> "PlaceholderQuery":
+        """The query with only ``names`` as entities (the names the question marks in
+        brackets): an entity placeholder inside one of them becomes it ("[ENT: The
+        Viking]" in "[Erik the Viking]"), one that holds one of them stays (it may write a
+        relation into the name, "[ENT: X's heir]"), and any other becomes a variable (the
+        film *Together* in "who starred together with [X]")."""
+        if not names:
+            return self
+        keys = {_key(n): n for n in names}
+
+        def keep(node: Node, k: int) -> Node:
+            if not node.entity:
+                return node
+            key = _key(node.text)
+            if key.strip() and any(k_ in key for k_ in keys):
+                return node
+            inside = [n for k_, n in keys.items() if key.strip() and key in k_]
+            return Node(inside[0], True) if len(inside) == 1 else Node(f"?named{k}", False)
+
+        unknown = [n for n in self.entities() if _key(n) not in keys]
+        renumber = {n: i + 1 for i, n in enumerate(unknown)}
+        patterns = [Pattern(keep(p.subject, renumber.get(p.subject.text, 0)), p.relation,
+                            keep(p.object, renumber.get(p.object.text, 0))) for p in self.patterns]
+        if patterns == self.patterns:
+            return self
+        return PlaceholderQuery(self.projection, list(dict.fromkeys(patterns)), self.filter, self.tail,
+                                self.filter_entities, self.source)
+
     def end_relations(self) -> tuple[str | None, str | None]:
         """The relation words on the first pattern that names an entity and on the last
         pattern that holds the answer variable (None where there is none)."""
@@ -102,6 +150,11 @@ class PlaceholderQuery:
         if not self.counts:
             filters += exclude_filter(self.answer_var, exclude)
         return BuiltQuery(self.answer_var, [[patterns]], filters, self.tail, count=self.counts)
+
+
+def _key(name: str) -> str:
+    """A name's words, lower-cased, between spaces: "X's heir" holds " x ", "It" is not in "Italy"."""
+    return " " + " ".join(re.sub(r"[^\w]+", " ", name.lower()).split()) + " "
 
 
 def parse_placeholder_query(text: str) -> PlaceholderQuery:
