@@ -255,6 +255,43 @@ def test_a_question_at_a_time_reads_the_statement_nodes(sample_dir, tmp_path):
         assert shaped((store, index), "What was the population of Nepal in 1990?", lambda *_: chain)[0] is chain
 
 
+@pytest.fixture(scope="module")
+def values_store(sample_dir, tmp_path_factory):
+    """data/sample-wikidata-values.json with its statement nodes, and an entities index."""
+    from indexer import build_index
+
+    path = tmp_path_factory.mktemp("values") / "store"
+    with Store.init(path) as store:
+        kgstore.ingest(store, "wikidata-json", sample_dir / "sample-wikidata-values.json",
+                       options=LoadOptions(statements="full"))
+        build_index(store, kinds=("entities",))
+    with Store.open(path, read_only=True) as store:
+        yield store, QAContext(store, ScriptedLLM([])).get_index()
+
+
+def test_a_start_time_without_an_end_is_still_open(values_store):
+    for question, spouse in (("Who was Douglas Adams's spouse in 1995?", "Jane Belson"),
+                             ("Who was [Michelle Obama]'s spouse in 2015?", "Barack Obama")):
+        answer, run = shaped(values_store, question)
+        assert answer.answers == [spouse] and answer.shape == "qualifier", run.trace
+    # after the marriage's end time, no statement holds: the chain answers
+    chain = Answer(question="q", method="test", answers=["?"], answer_iris=[None])
+    assert shaped(values_store, "Who was Douglas Adams's spouse in 2005?", lambda *_: chain)[0] is chain
+
+
+def test_when_a_joining_statement_began_or_ended(values_store):
+    for question, date in (("When did Douglas Adams marry Jane Belson?", "1991-11-25"),
+                           ("When did Douglas Adams get married to Jane Belson?", "1991-11-25"),
+                           ("When did Douglas Adams's marriage to Jane Belson end?", "2001-05-11")):
+        answer, run = shaped(values_store, question)
+        assert answer.answers == [date], (question, run.trace)
+
+
+def test_how_many_at_a_time_is_the_number_a_dated_statement_holds(values_store):
+    answer, run = shaped(values_store, "How many people lived in Italy in 2001?")
+    assert answer.answers == ["56995744"] and answer.shape == "qualifier", run.trace
+
+
 def test_a_round_trip_turns_back_at_the_named_entity_s_first_hop():
     from qa.steps._paths import RelationPath
 

@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..steps._result import Answer
 from ._boolean import answer_boolean
-from ._count import count_answer, counted_query
+from ._count import count_answer, counted_query, is_one_number
 from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_superlative
 from ._mentions import Mention, question_mentions
 from ._order import answer_comparison, answer_superlative
@@ -49,10 +49,11 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
             return _superlative(store, index, question, shape, method, run, chain, timeout_s)
         run.record("shape", fallback="chain: the question names too few entities for its shape")
         return chain()
-    if shape.kind == "chain" and needs_qualifiers(question):
-        mentions = question_mentions(index, question)
+    if shape.kind in ("chain", "count") and needs_qualifiers(question):
+        mentions = mentions or question_mentions(index, question)
         answer = answer_with_qualifiers(store, index, question, mentions, method, run, timeout_s=timeout_s)
-        if answer is not None:
+        # "how many people lived in X in 2001" is the number a dated statement holds
+        if answer is not None and (shape.kind == "chain" or is_one_number(answer)):
             return answer
     if shape.kind == "count":
         listing = listing_question(question)

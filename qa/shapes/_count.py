@@ -30,6 +30,11 @@ def counted_query(query: str | None) -> str | None:
     return f"SELECT (COUNT(DISTINCT {m.group(1)}) AS ?count) WHERE" + query[m.end():]
 
 
+def is_one_number(answer: Answer) -> bool:
+    """The answer is one number the store holds (a population, not things to count)."""
+    return len(answer.answers) == 1 and bool((answer.values[:1] or [None])[0]) and answer.values[0].get("kind") == "number"
+
+
 def count_answer(store, chain: Answer, run, *, timeout_s: float = 5.0) -> Answer:
     """The chain's answer counted (see the module docstring); a refusal stays a refusal."""
     chain.shape = "count"
@@ -38,7 +43,7 @@ def count_answer(store, chain: Answer, run, *, timeout_s: float = 5.0) -> Answer
     entities = list(dict.fromkeys(i for i in chain.answer_iris if i))
     if not entities:
         # literal answers: one number is the count the store holds; anything else counts as is
-        if len(chain.answers) == 1 and (chain.values[:1] or [None])[0] and chain.values[0].get("kind") == "number":
+        if is_one_number(chain):
             run.record("count", counted=False, reason="the answer is a number in the store")
             return chain
         entities = list(dict.fromkeys(chain.answers))
@@ -59,4 +64,4 @@ def count_answer(store, chain: Answer, run, *, timeout_s: float = 5.0) -> Answer
                   query=query or chain.query, shape="count", meant=chain.meant)
 
 
-__all__ = ["count_answer", "counted_query"]
+__all__ = ["count_answer", "counted_query", "is_one_number"]

@@ -57,17 +57,39 @@ class Statement:
                 out[q] = years
         return out
 
-    def holds_in(self, year: int) -> bool:
+    def holds_in(self, year: int, roles: dict[str, str]) -> bool:
         """A time qualifier puts the statement in ``year``: a point in time in it, or a
-        start no later and an end no earlier (a missing end is still open)."""
-        dated = list(self.dated().values())
-        if not dated:
+        start no later and an end no earlier (a start without an end is still open).
+        ``roles`` tells a qualifier's role (:func:`time_role`)."""
+        dated = self.dated()
+        starts = [y for q, ys in dated.items() if roles.get(q) == "start" for y in ys]
+        ends = [y for q, ys in dated.items() if roles.get(q) == "end" for y in ys]
+        points = [y for q, ys in dated.items() if roles.get(q, "point") == "point" for y in ys]
+        if any(int(y) == year for y in points):
+            return True
+        if not starts:
             return False
-        starts = [min(v) for v in dated]
-        if len(dated) == 1:
-            return int(starts[0]) == year
-        first, last = min(starts), max(max(v) for v in dated)
-        return first < year + 1 and last >= year
+        return min(starts) < year + 1 and (not ends or max(ends) >= year)
+
+
+# a time qualifier's role, from its label's words ("start time", "end time", "point in time")
+_START_LABEL = re.compile(r"\b(start|begin\w*|from|since)\b", re.I)
+_END_LABEL = re.compile(r"\b(end|until|till)\b", re.I)
+# how English asks for a beginning or an end ("when did X marry Y", "… leave Y")
+_ASKS_END = re.compile(r"\b(end(ed|s)?|leave|left|divorc\w*|stop(ped)?|quit|retire[ds]?|ceased?|separat\w*|"
+                       r"until|last)\b", re.I)
+_ASKS_START = re.compile(r"\b(marr\w*|wed(ded)?|join(ed|s)?|sign(ed|s)?|start(ed|s)?|begin|began|begun|becom\w*|"
+                         r"became|first|enter(ed|s)?|since|elected|appointed|mov(e|ed) to)\b", re.I)
+
+
+def time_role(label: str) -> str:
+    """"start", "end" or "point": what a time qualifier's label says it marks."""
+    return "start" if _START_LABEL.search(label) else "end" if _END_LABEL.search(label) else "point"
+
+
+def asked_role(asked: str) -> str | None:
+    """Whether the question asks for a beginning ("start") or an end ("end"), or neither."""
+    return "end" if _ASKS_END.search(asked) else "start" if _ASKS_START.search(asked) else None
 
 
 def statements(store, iri: str, *, timeout_s: float = 5.0) -> list[Statement]:
@@ -130,6 +152,8 @@ def answer_with_qualifiers(store, index, question: str, mentions: list[Mention],
                            timeout_s: float = 5.0) -> Answer | None:
     """The answer the statement nodes give, or None when the question is not of a kind
     they answer, the store has none, or none fits."""
+    # the entities named as names come first: "how many people lived in Italy" is about Italy
+    mentions = [m for m in mentions if m.written_as_name] + [m for m in mentions if not m.written_as_name]
     if not mentions:
         return None
     year = _YEAR.search(without_mentions(question, mentions))
@@ -161,7 +185,8 @@ def _at_time(store, index, question, subject, stmts, labels, year, asked, method
         return None
     i, score = _best(index, asked, [labels.get(p, p) for p in pids])
     pid = pids[i]
-    held = [s for s in timed if s.pid == pid and s.holds_in(year)]
+    roles = {q: time_role(labels.get(q, q)) for s in timed for q in s.dated()}
+    held = [s for s in timed if s.pid == pid and s.holds_in(year, roles)]
     run.record("qualifiers", kind="at_time", year=year, relation=labels.get(pid, pid), score=round(score, 4),
                statements=len([s for s in timed if s.pid == pid]), held=len(held))
     if not held:
@@ -184,9 +209,11 @@ def _qualifier_value(store, index, question, subject, other, stmts, labels, aske
     qualifiers = list(dict.fromkeys(q for s in joining for q in s.dated()))
     if not qualifiers:
         return None
-    i, score = _best(index, asked, [labels.get(q, q) for q in qualifiers])
-    q = qualifiers[i]
-    run.record("qualifiers", kind="qualifier", qualifier=labels.get(q, q), score=round(score, 4),
+    role = asked_role(asked)
+    fitting = [q for q in qualifiers if time_role(labels.get(q, q)) == role] or qualifiers
+    i, score = _best(index, asked, [labels.get(q, q) for q in fitting])
+    q = fitting[i]
+    run.record("qualifiers", kind="qualifier", asked=role, qualifier=labels.get(q, q), score=round(score, 4),
                statements=len(joining))
     answers, values, evidence = [], [], []
     for s in joining:
