@@ -1,5 +1,6 @@
 """Shared fixtures for the QA tests: the demo sample (data/sample-wikidata.json) ingested
-and indexed once per session; test modules import ``demo_store`` from here."""
+and indexed once per session; test modules import ``demo_store`` from here. Also
+:func:`full_statements_store`, a sample ingested with its statement nodes (qualifiers)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,3 +28,17 @@ def demo_store(sample_dir, tmp_path_factory) -> Path:
             build_index(store)
         _built["demo"] = path
     return _built["demo"]
+
+
+def full_statements_store(path: Path, dump: Path, *, index_kinds: tuple[str, ...] = ()) -> Path:
+    """``dump`` (a Wikidata JSON sample) ingested at ``path`` with ``--statements full``
+    (statement nodes, qualifiers, units), and the ``index_kinds`` built."""
+    from kgstore import LoadOptions
+
+    with Store.init(path) as store:
+        kgstore.ingest(store, "wikidata-json", dump, options=LoadOptions(statements="full"))
+        if index_kinds:
+            from indexer import build_index
+
+            build_index(store, kinds=index_kinds)
+    return path

@@ -10,7 +10,6 @@ import pytest
 
 import kgstore
 from kgstore import Store
-from kgstore.records import LoadOptions
 from kgstore.terms import WD, WDT
 from qa import Answer, QAContext, ScriptedLLM
 from qa.methods import MethodRun
@@ -20,6 +19,7 @@ from qa.steps._path_grounding import asks_round_trip
 from qa.steps._values import date_text, literal_value
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
+from test_qa_fixtures import full_statements_store
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -225,9 +225,7 @@ def test_the_namesake_is_chosen_by_the_rest_of_the_question(tmp_path):
 def test_statement_nodes_give_a_quantity_its_unit_and_a_date_its_precision(sample_dir, tmp_path):
     from qa.steps._value_details import literal_details
 
-    with Store.init(tmp_path / "full") as store:
-        kgstore.ingest(store, "wikidata-json", sample_dir / "sample-wikidata.json",
-                       options=LoadOptions(statements="full"))
+    full_statements_store(tmp_path / "full", sample_dir / "sample-wikidata.json")
     with Store.open(tmp_path / "full", read_only=True) as store:
         unit, _ = literal_details(store, WD + "Q513", WDT + "P2044", "8848.86")
         assert unit == "metre"
@@ -237,12 +235,7 @@ def test_statement_nodes_give_a_quantity_its_unit_and_a_date_its_precision(sampl
 
 
 def test_a_question_at_a_time_reads_the_statement_nodes(sample_dir, tmp_path):
-    from indexer import build_index
-
-    with Store.init(tmp_path / "full") as store:
-        kgstore.ingest(store, "wikidata-json", sample_dir / "sample-wikidata.json",
-                       options=LoadOptions(statements="full"))
-        build_index(store, kinds=("entities",))
+    full_statements_store(tmp_path / "full", sample_dir / "sample-wikidata.json", index_kinds=("entities",))
     with Store.open(tmp_path / "full", read_only=True) as store:
         index = QAContext(store, ScriptedLLM([])).get_index()
         for year, population in (("2011", "26494504"), ("2021", "29164578")):
@@ -258,13 +251,8 @@ def test_a_question_at_a_time_reads_the_statement_nodes(sample_dir, tmp_path):
 @pytest.fixture(scope="module")
 def values_store(sample_dir, tmp_path_factory):
     """data/sample-wikidata-values.json with its statement nodes, and an entities index."""
-    from indexer import build_index
-
-    path = tmp_path_factory.mktemp("values") / "store"
-    with Store.init(path) as store:
-        kgstore.ingest(store, "wikidata-json", sample_dir / "sample-wikidata-values.json",
-                       options=LoadOptions(statements="full"))
-        build_index(store, kinds=("entities",))
+    path = full_statements_store(tmp_path_factory.mktemp("values") / "store",
+                                 sample_dir / "sample-wikidata-values.json", index_kinds=("entities",))
     with Store.open(path, read_only=True) as store:
         yield store, QAContext(store, ScriptedLLM([])).get_index()
 

@@ -292,14 +292,9 @@ def test_real_model_answers_in_the_page(browser, demo_store, tmp_path):  # noqa:
 @pytest.fixture(scope="module")
 def full_statement_store(tmp_path_factory, sample_dir):
     """The demo sample with Wikidata's full statements (qualifiers), not indexed."""
-    import kgstore
-    from kgstore import LoadOptions, Store
+    from test_qa_fixtures import full_statements_store
 
-    path = tmp_path_factory.mktemp("full") / "store"
-    with Store.init(path) as store:
-        kgstore.ingest(store, "wikidata-json", sample_dir / "sample-wikidata.json",
-                       options=LoadOptions(statements="full"))
-    return path
+    return full_statements_store(tmp_path_factory.mktemp("full") / "store", sample_dir / "sample-wikidata.json")
 
 
 def test_entity_page_shows_qualifiers_on_a_full_statement_store(browser, full_statement_store, tmp_path):
