@@ -29,27 +29,28 @@ from ._resolution import Choice
 class ChainDraft:
     """What a method's draft says of a chain from one entity: its relation ``words`` in
     the order written, how many ``hops`` it wrote, the words of its first and last
-    relation (``ends``), the variable it answers with, and in how many hops its patterns
-    reach that variable from the entity (``reach``; None when unknown)."""
+    relation (``ends``) and the variable it answers with."""
 
     words: tuple[str, ...]
     hops: int
     ends: tuple[str | None, str | None]
     answer_var: str = "?answer"
-    reach: int | None = None
 
     def with_first_hop(self, words: str) -> "ChainDraft":
         """The draft with ``words`` as one more hop at its start ("[ENT: X's heir]": heir
         is the first hop from X)."""
-        return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var,
-                          self.reach + 1 if self.reach else None)
+        return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var)
 
     @property
     def trip_hops(self) -> int:
-        """The length a round trip should have for this draft: how far it reaches its answer
-        where that is known (patterns hanging off the entity say nothing of the length),
-        but a trip is two hops at least."""
-        return max(min(self.reach or self.hops, MAX_HOPS), 2)
+        """The length a round trip should have for this draft: two hops (there and back)
+        when the draft names one relation, however often it wrote it ("X directed by ?d .
+        X directed by ?d2 . X directed by ?d3"), else as many hops as it wrote patterns:
+        a second relation is a hop on from the others ("the films that share directors
+        with X were in which genres")."""
+        if len(set(self.words)) <= 1:
+            return 2
+        return max(min(self.hops, MAX_HOPS), 2)
 
 
 @dataclass(frozen=True)

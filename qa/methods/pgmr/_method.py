@@ -161,8 +161,7 @@ class PGMRMethod(QAMethod):
         (:mod:`qa.steps._path_grounding`); with ``choose_path`` the model picks among the paths
         that return rows. None when none does."""
         anchor = entities[query.entities()[0]][0]
-        draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var,
-                           reach=query.answer_reach)
+        draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
                                 read=self.read_answers, round_trips=self.round_trips)

@@ -78,26 +78,6 @@ class PlaceholderQuery:
         there and back."""
         return max(self.source.count("[REL:"), len(self.patterns))
 
-    @property
-    def answer_reach(self) -> int | None:
-        """How many patterns lie between a named entity and the answer variable, the
-        fewest (None when none leads there). Patterns that hang off the chain do not
-        count: "X directed by ?d . X directed by ?d2 . X directed by ?d3" reaches its
-        answer ?d in one."""
-        links: dict[str, set[str]] = {}
-        for p in self.patterns:
-            a, b = p.subject.text if not p.subject.entity else "", p.object.text if not p.object.entity else ""
-            for x, y in ((a, b), (b, a)):
-                links.setdefault(x, set()).add(y)
-        frontier, seen, hops = {""}, {""}, 0  # "" stands for every named entity
-        while frontier:
-            if self.answer_var in frontier:
-                return hops
-            frontier = {y for x in frontier for y in links.get(x, ()) if y not in seen}
-            seen |= frontier
-            hops += 1
-        return None
-
     def keeping_names(self, names: Sequence[str]) -> "PlaceholderQuery":
         """The query with only ``names`` as entities (the names the question marks in
         brackets): an entity placeholder inside one of them becomes it ("[ENT: The
