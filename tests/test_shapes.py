@@ -280,6 +280,40 @@ def test_how_many_at_a_time_is_the_number_a_dated_statement_holds(values_store):
     assert answer.answers == ["56995744"] and answer.shape == "qualifier", run.trace
 
 
+def test_a_round_trip_is_two_hops_when_the_draft_names_one_relation():
+    from qa.steps._path_grounding import ChainDraft
+
+    def draft(*words):
+        return ChainDraft(tuple(words), len(words), (words[0], words[-1]))
+
+    assert draft("directed by", "directed by", "directed by").trip_hops == 2  # written three times, one relation
+    assert draft("directed by", "directed by").trip_hops == 2
+    assert draft("directed by", "directed by", "has genre").trip_hops == 3  # a hop on from the others
+    assert draft("directed by").trip_hops == 2
+
+
+def test_a_draft_keeps_only_the_names_the_question_brackets():
+    from qa.methods.pgmr._placeholders import parse_placeholder_query
+
+    def kept(draft, names):
+        query = parse_placeholder_query(draft).keeping_names(names)
+        return query.entities(), [(p.subject.text, p.object.text) for p in query.patterns]
+
+    # a common word drafted as an entity becomes a variable
+    assert kept("SELECT DISTINCT ?answer WHERE { [ENT: Together] [REL: starred actors] ?answer . "
+                "?answer [REL: starred actors] [ENT: Tom Neal] }", ["Tom Neal"]) == \
+        (["Tom Neal"], [("?named1", "?answer"), ("?answer", "Tom Neal")])
+    # part of a bracketed name is that name
+    assert kept("SELECT DISTINCT ?answer WHERE { [ENT: Erik the Viking] [REL: directed by] ?d . "
+                "?answer [REL: directed by] [ENT: The Viking] }", ["Erik the Viking"])[0] == ["Erik the Viking"]
+    # a name that writes a relation into a bracketed name stays, and "It" is not inside "Italy"
+    assert kept("SELECT DISTINCT ?answer WHERE { [ENT: X's heir] [REL: heir] ?answer }", ["X"])[0] == ["X's heir"]
+    assert kept("SELECT DISTINCT ?answer WHERE { [ENT: Italy] [REL: capital] ?answer }", ["It"])[0] == []
+    # no brackets: the draft as written
+    query = parse_placeholder_query("SELECT DISTINCT ?answer WHERE { [ENT: Together] [REL: directed by] ?answer }")
+    assert query.keeping_names([]) is query
+
+
 def test_a_round_trip_turns_back_at_the_named_entity_s_first_hop():
     from qa.steps._paths import RelationPath
 

@@ -142,10 +142,10 @@ class PathGrounder:
                   for k in order]
         ranked = [k for k in order if runs[k].rows]
         if trip:
-            # only round trips as long as the draft: "the languages of the films whose
-            # directors also directed X" goes one hop on from the director's films
-            trips = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= draft.trip_hops]
-            ranked = [k for k in trips if runs[k].path.hops <= read_hops] or trips or ranked
+            # only round trips of the draft's trip length ("the languages of the films whose
+            # directors also directed X" goes one hop on from the director's films), else longer
+            trip_runs = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= draft.trip_hops]
+            ranked = [k for k in trip_runs if runs[k].path.hops <= read_hops] or trip_runs or ranked
         if not ranked:
             run.record(step, anchor=anchor_iri, paths=len(paths), options=record)
             return None
