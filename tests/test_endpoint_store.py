@@ -413,6 +413,53 @@ def test_a_query_the_endpoint_refuses_reads_in_its_own_words(synced):
     assert "refused the query (500)" in result.output and "estimated execution time" in result.output
 
 
+def test_basic_auth_is_sent_and_503s_are_retried_with_backoff(engines):
+    """In front of Oxigraph server, a proxy that asks for HTTP basic auth and is busy (503)
+    for its first requests: the client sends the credentials on every request, waits and
+    retries the 503s, and gets the engine's own answer; a wrong password is refused at
+    once (no retry), and a busy spell longer than the retries ends in a clear error."""
+    from fault_proxy import FaultProxy
+
+    from kgstore._endpoint_client import EndpointAuth, EndpointClient
+    from kgstore.errors import EndpointAuthError
+
+    upstream = engines("oxigraph").url
+    query = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{GRAPH}> {{ ?s ?p ?o }} }}"
+    direct = EndpointClient(upstream).query(query).body
+    reader = EndpointAuth(user="reader", password="s3cret")
+    with FaultProxy(upstream, user="reader", password="s3cret", fail_first=2) as proxy:
+        started = time.monotonic()
+        answer = EndpointClient(proxy.url, auth=reader, retries=3, backoff_s=0.2).query(query)
+        assert answer.body == direct and json.loads(direct)["results"]["bindings"][0]["n"]["value"] == "390"
+        assert proxy.statuses == [503, 503, 200]
+        assert time.monotonic() - started >= 0.2 + 0.4  # backoff doubles: 0.2 s, then 0.4 s
+        wrong = EndpointClient(proxy.url, auth=EndpointAuth(user="reader", password="guess"), retries=3)
+        with pytest.raises(EndpointAuthError, match=r"refused the credentials \(401\)"):
+            wrong.query(query)
+        assert proxy.statuses == [503, 503, 200, 401]
+    with FaultProxy(upstream, user="reader", password="s3cret", fail_first=100) as proxy:
+        with pytest.raises(EndpointUnreachableError) as failed:
+            EndpointClient(proxy.url, auth=reader, retries=2, backoff_s=0.01).query(query)
+        assert proxy.url in str(failed.value) and "503" in str(failed.value)
+        assert proxy.statuses == [503, 503, 503]  # the first try and two retries
+
+
+def test_init_with_basic_auth_through_the_cli(engines, tmp_path):
+    from fault_proxy import FaultProxy
+
+    upstream = engines("oxigraph").url
+    with FaultProxy(upstream, user="reader", password="s3cret") as proxy:
+        refused = CliRunner().invoke(main, ["init", str(tmp_path / "bad"), "--endpoint", proxy.url,
+                                            "--graph", GRAPH, "--user", "reader", "--password", "guess"])
+        assert refused.exit_code == 15 and "refused the credentials (401)" in refused.output
+        assert "Traceback" not in refused.output and not (tmp_path / "bad").exists()
+        _init(tmp_path / "s", proxy.url, "--user", "reader", "--password", "s3cret")
+        assert "s3cret" not in (tmp_path / "s" / "kgstore.toml").read_text()
+        result = CliRunner().invoke(main, ["sparql", str(tmp_path / "s"), ASK, "--format", "json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["boolean"] is True
+
+
 def test_credentials_stay_out_of_the_config(engines, tmp_path):
     from kgstore._endpoint import CREDENTIALS_NAME
 

@@ -149,6 +149,15 @@ def test_eval_cli_writes_reports_with_exact_scores(demo_store, tmp_path):
     assert again.exit_code == 0, again.output
     assert "0.333" in again.output and "report:" in again.output
 
+    # --replay answers the prompts already in OUT/llm-cache.jsonl from the file: the same
+    # questions answered afresh (no --resume) with no model call, and the run says so
+    replayed = CliRunner().invoke(main, [
+        "eval", str(demo_store), "-d", "metaqa", "--method", "io", "--limit", "0", "--data-dir", str(data),
+        "--out", str(out), "--replay", "--format", "json"], obj={"llm": ScriptedLLM([])})
+    assert replayed.exit_code == 0, replayed.output
+    assert json.loads(replayed.output)["summary"][0]["hits@1"] == pytest.approx(1 / 3)
+    assert json.loads((out / "report.json").read_text())["runs"][0]["params"]["replay"] is True
+
 
 def test_eval_cli_rejects_unknown_methods(demo_store, tmp_path):
     result = CliRunner().invoke(main, ["eval", str(demo_store), "-d", "metaqa", "-m", "magic",
@@ -182,6 +191,9 @@ def test_eval_cli_not_in_store_questions_and_a_threshold_sweep(demo_store, tmp_p
                                                   "which range is Mount Himalayas in",
                                                   "which countries does Himalayas Andes cover"]
     assert [q["refusal_reason"] for q in questions] == ["not_in_store"] * 3
+    # "Mount Himalayas" is written in capitals, and no store name covers "Mount" in it:
+    # refused before the model is asked; the other two reach the model's placeholders
+    assert [q["tokens"]["calls"] for q in questions] == [1, 0, 1]
 
     sweep_out = tmp_path / "sweep"
     llm = ScriptedLLM([_placeholder_query] * 6)
@@ -192,8 +204,9 @@ def test_eval_cli_not_in_store_questions_and_a_threshold_sweep(demo_store, tmp_p
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["pgmr"]["rows"]
     assert [r["value"] for r in rows] == [0.95, 1.05]
-    # three answerable and three not-in-store questions, each asked of the model once for both values
-    assert len(llm.calls) == 6
+    # three answerable and three not-in-store questions, each asked of the model once for both
+    # values, but for "Mount Himalayas", refused before the model
+    assert len(llm.calls) == 5
     assert rows[0]["wrongful_refusal"] == 0.0 and rows[0]["refusal_not_in_store"] == 1.0
     assert rows[1]["wrongful_refusal"] == 1.0 and rows[1]["hits@1"] == 0.0  # no name scores above 1.0
     assert (sweep_out / "sweep-pgmr-threshold.png").read_bytes()[:4] == b"\x89PNG"

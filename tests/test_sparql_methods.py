@@ -202,8 +202,9 @@ def test_pgmr_reads_a_relation_backwards_when_the_written_direction_is_empty(sto
 
 
 def test_pgmr_refuses_a_placeholder_below_the_threshold(store):
+    # written in lower case, the name reaches the model, and its placeholder is judged
     result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Zorblax Mountains] [REL: country] ?x }"], "pgmr",
-                    question="Which countries do the Zorblax Mountains cover?")
+                    question="which countries do the zorblax mountains cover?")
     assert result.refused and result.refusal.reason == "not_in_store"
     assert "[ENT: Zorblax Mountains] found nothing" in result.refusal.message
     result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }"], "pgmr", threshold=1.01)
@@ -275,7 +276,7 @@ def test_memq_grounds_a_chain_plan_in_a_real_path(store):
 
 def test_memq_refuses_an_entity_the_store_lacks(store):
     plan = "1. Find what is the country of [Zorblax Mountains], assign it to ?x.\n2. The answer is ?x."
-    result, _ = ask(store, [plan], "memq", question="Which countries do the Zorblax Mountains cover?")
+    result, _ = ask(store, [plan], "memq", question="which countries do the zorblax mountains cover?")
     assert result.refused and result.refusal.reason == "not_in_store"
     assert "[ENT: Zorblax Mountains] found nothing" in result.refusal.message
 
@@ -360,5 +361,79 @@ def test_cascade_falls_back_to_pseudo_graph_only_when_pgmr_cannot_build_a_query(
     assert result.tokens.calls == 4 == len(llm.calls)
     # a name the store lacks: pgmr's refusal stands, pseudo-graph is never asked
     result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Zorblax Mountains] [REL: country] ?x }"], "cascade",
-                      question="Which countries do the Zorblax Mountains cover?")
+                      question="which countries do the zorblax mountains cover?")
     assert result.refused and result.refusal.reason == "not_in_store" and len(llm.calls) == 1
+
+
+@pytest.mark.parametrize("method", ["pgmr", "memq", "queryagent", "cascade"])
+def test_a_capitalised_name_the_store_lacks_is_refused_before_the_model(store, method):
+    # the store holds the Andes; "Andes Zorblax" is a name it does not hold, and the
+    # Andes is only a part of it: no model call, no namesake's answer
+    result, llm = ask(store, [], method, question="Which countries does the Andes Zorblax cover?")
+    assert result.refused and result.refusal.reason == "not_in_store" and llm.calls == []
+    assert result.refusal.message == "not in the store: no entity is named 'Andes Zorblax'"
+    assert result.trace["names"] == {"not_held": ["Andes Zorblax"]}
+    # names the store holds, capitalised, are asked as before
+    result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Mount Everest] [REL: country] ?x }"], "pgmr",
+                      question="Which country is Mount Everest in?")
+    assert "Nepal" in result.answers and len(llm.calls) == 1
+
+
+def test_names_not_held_are_capitalised_runs_no_store_name_covers():
+    from qa.steps._retrieval import capitalised_runs, names_not_held
+
+    question = "who directed the film Bride Linklater"
+    assert capitalised_runs(question) == [(22, 37)]
+    assert names_not_held(question, [(22, 27)]) == ["Bride Linklater"]  # a tag "Bride" is part of it
+    assert names_not_held(question, [(22, 37)]) == []
+    # the first word, articles and joining words, a possessive and punctuation are not the name
+    assert capitalised_runs("Tom Hanks starred in which films") == []
+    question = "Who was Douglas Adams's spouse in 1995?"
+    assert names_not_held(question, [(8, 21)]) == []
+    question = "what films did The Queen star in"
+    assert names_not_held(question, [(19, 24)]) == []
+    question = "when did the movies starred by Moulin Rouge! actors release"
+    start = question.index("Moulin")
+    assert names_not_held(question, [(start, start + 12)]) == []
+    # a single capitalised word is too often not a name ("English") to judge
+    assert names_not_held("which films are in English", []) == []
+
+
+def test_a_three_hop_path_stands_over_a_shorter_pick_only_with_a_wide_lead():
+    from qa.steps._path_grounding import PathGrounder, PathRun
+    from qa.steps._paths import RelationPath
+
+    def run(*relations):
+        path = RelationPath("X", "x", tuple((r, False) for r in relations), relations)
+        return PathRun(path, 0.0, None, [{"answer": 1}], None, [])
+
+    runs = [run("written_by", "wrote", "in_language"), run("in_language"), run("written_by", "wrote")]
+    grounder = PathGrounder(None, None)  # the rule reads only the scores and the paths' lengths
+    assert grounder.long_lead(runs, [2.9, 2.6, 2.5], [0, 1, 2]) == 0  # leads the best shorter path by 0.3
+    assert grounder.long_lead(runs, [2.9, 2.7, 2.5], [0, 1, 2]) is None  # by 0.2: the reading decides
+    assert PathGrounder(None, None, lead_margin=0.1).long_lead(runs, [2.9, 2.7, 2.5], [0, 1, 2]) == 0
+    # a two-hop path in the lead is left to the reading
+    assert grounder.long_lead(runs, [2.9, 2.0, 3.5], [2, 0, 1]) is None
+    assert grounder.long_lead(runs, [], []) is None
+
+
+def test_a_round_trip_follows_the_one_relation_the_draft_names():
+    from qa.steps._path_grounding import ChainDraft, PathGrounder, PathRun
+    from qa.steps._paths import RelationPath
+
+    def trip(relation):
+        path = RelationPath("X", "x", ((relation, False), (relation, True)), (relation, relation))
+        return PathRun(path, 0.0, None, [{"answer": 1}], None, [])
+
+    def draft(*words):
+        return ChainDraft(tuple(words), len(words), (words[0], words[-1]))
+
+    runs = [trip("has genre"), trip("starred actors"), trip("directed by")]
+    # the reading picked the genre trip (it holds any film); the draft names the actors
+    assert PathGrounder.draft_trip(runs, [0, 1, 2], 0, draft("starred actors", "starred actors")) == 1
+    assert PathGrounder.draft_trip(runs, [0, 1, 2], 1, draft("Starred actors")) == 1
+    # a word that is no relation's label, or two relations, leave the pick to the reading
+    assert PathGrounder.draft_trip(runs, [0, 1, 2], 0, draft("screenwriter")) == 0
+    assert PathGrounder.draft_trip(runs, [0, 1, 2], 0, draft("starred actors", "has genre")) == 0
+    # no trip along the draft's relation among those ranked
+    assert PathGrounder.draft_trip(runs, [0, 2], 0, draft("starred actors")) == 0

@@ -43,6 +43,10 @@ from ._qa import load_llm, make_method, method_names, methods_help, parse_option
               help="Report folder (default: ./eval-reports/DATASET-HOPShop-SPLIT, or ./eval-reports/FILE-NAME "
                    "with --questions).")
 @click.option("--resume", is_flag=True, help="Reuse answers already in OUT/results-METHOD.jsonl.")
+@click.option("--replay", is_flag=True,
+              help="Answer every prompt the model has already answered in OUT/llm-cache.jsonl from that file, "
+                   "and ask the model only new prompts: a run after a change to the code around the model, "
+                   "compared on the same completions. Its latencies are not the model's.")
 @click.option("--allow-parametric", is_flag=True, help="Let methods fall back to the model's own knowledge.")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="A method option passed to every method, e.g. -o threshold=0.6.")
@@ -56,7 +60,8 @@ from ._qa import load_llm, make_method, method_names, methods_help, parse_option
 @format_option("table", "json")
 @click.pass_context
 def eval_cmd(ctx, store, dataset, questions_file, questions_format, language, gold_from_sparql, hops, split, methods,
-             limit, sample, data_dir, out_dir, resume, allow_parametric, options, unanswerable, sweep_spec, fmt):
+             limit, sample, data_dir, out_dir, resume, replay, allow_parametric, options, unanswerable, sweep_spec,
+             fmt):
     """Score QA methods on a benchmark whose KB is loaded in STORE, or on your own questions.
 
     \b
@@ -80,6 +85,8 @@ def eval_cmd(ctx, store, dataset, questions_file, questions_format, language, go
       kgstore eval ./metaqa --dataset metaqa --hops 1 --split dev -m io -m qsm -m pseudo-graph --limit 100
       kgstore eval ./metaqa --dataset metaqa --hops 1 -m pgmr --unanswerable --limit 50
       kgstore eval ./metaqa --dataset metaqa --hops 1 -m pgmr --sweep threshold=0.5:0.95:0.05 --limit 50
+      kgstore eval ./metaqa --dataset metaqa --hops 3 -m pgmr --out runs/after --replay   (runs/after holds
+        a copy of an earlier run's llm-cache.jsonl)
       kgstore eval ./mystore --questions my-questions.tsv -m cascade --limit 0
       kgstore eval ./wikidata --questions qald_10.json --language de -m pgmr
       kgstore eval ./mystore --questions qald_10.json --gold-from-sparql -m pgmr --limit 0
@@ -114,8 +121,8 @@ def eval_cmd(ctx, store, dataset, questions_file, questions_format, language, go
     if unanswerable:
         ds.notes.append(f"not-in-store questions: {len(absent)} of {len(items)} with the topic entity renamed")
         items = absent
-    # every completion is kept, so a later --sweep over the same questions reuses it
-    llm = CachingLLM(load_llm(ctx, st), out_dir / "llm-cache.jsonl", reuse=sweep_spec is not None)
+    # every completion is kept, so a later --sweep or --replay over the same questions reuses it
+    llm = CachingLLM(load_llm(ctx, st), out_dir / "llm-cache.jsonl", reuse=replay or sweep_spec is not None)
     if sweep_spec:
         _run_sweep(st, llm, methods, items, absent, method_options, sweep_spec, out_dir, ds, fmt)
         return
@@ -126,7 +133,7 @@ def eval_cmd(ctx, store, dataset, questions_file, questions_format, language, go
             run = run_eval(qa_method, items, store=st, allow_parametric=allow_parametric,
                            results_path=out_dir / f"results-{method_name}.jsonl", resume=resume,
                            progress=on_progress)
-        run.params = {"allow_parametric": allow_parametric, **method_options}
+        run.params = {"allow_parametric": allow_parametric, **({"replay": True} if replay else {}), **method_options}
         runs.append(run)
     meta = {"store": str(Path(store).resolve()), "dataset": ds.describe(), "questions": len(items), "sample": sample,
             "llm": llm.describe(), "methods": methods}

@@ -15,6 +15,7 @@ from ..shapes import answer_in_shape
 from ..steps import _sparql_build as sb
 from ..steps._answering import refuse
 from ..steps._result import Answer, Refusal, TokenUsage
+from ..steps._retrieval import question_names_not_held
 
 
 _INDEX_NOUNS = {"triples": "triple", "entities": "entity", "relations": "relation", "statements": "statement memory",
@@ -80,6 +81,10 @@ class QAMethod(ABC):
     # whether the method answers counts, yes/no, comparisons and superlatives (qa.shapes)
     # around its chains; the methods that build queries do
     shapes: ClassVar[bool] = False
+    # whether the method refuses, before anything else, a question that writes a name the
+    # store does not hold (qa.steps._retrieval.question_names_not_held); the methods that
+    # link names to build queries do
+    checks_names: ClassVar[bool] = False
 
     def __init__(self, context: QAContext):
         self.context = context
@@ -96,7 +101,12 @@ class QAMethod(ABC):
             self.context.get_index(self.index_kinds)  # fail before the model spends a minute on the question
         run = MethodRun(self.context.llm)
         try:
-            if self.shapes if in_shape is None else in_shape:
+            absent = question_names_not_held(self.context.get_index(), question) if self.checks_names else []
+            if absent:
+                run.record("names", not_held=absent)
+                result = self.refuse(question, run, "not_in_store",
+                                     f"not in the store: no entity is named {absent[0]!r}", allow_parametric)
+            elif self.shapes if in_shape is None else in_shape:
                 result = answer_in_shape(self.store, self.context.get_index(), question, run, self.name,
                                          lambda text=question: self._answer(text, run,
                                                                             allow_parametric=allow_parametric))

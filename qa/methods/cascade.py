@@ -20,6 +20,7 @@ class CascadeMethod(QAMethod):
     description = "pgmr first; pseudo-graph when pgmr finds no query that returns rows"
     index_kinds = ("entities", "uris", "relations", "triples")
     shapes = True  # around the whole cascade: its methods answer the chain inside a shape
+    checks_names = True
 
     def __init__(self, context: QAContext, *, first: str = "pgmr", then: str = "pseudo-graph"):
         super().__init__(context)

@@ -179,3 +179,57 @@ def question_entities(index, question: str, k: int = 5):
     marked = bracketed_spans(question)
     return [c for c in index.link_question(question, k=k)
             if c.match in ("exact", "label", "alias") and (not c.span or within_brackets(c.span, marked))]
+
+
+# A word that starts with a capital (letters, digits, inner apostrophes, dots, hyphens)
+_CAPITAL_WORD = re.compile(r"[A-Z][\w'’.&-]*")
+# Words a capitalised run may hold that are not the name itself: the question's own first
+# word ("Who", "Is"), articles and joining words ("The Queen" named "Queen")
+_NOT_NAME_WORDS = frozenset("""a an and at by did do does for from has have in is of on or the to was were what
+when where which who whom whose why how are be can""".split())
+
+
+def capitalised_runs(question: str) -> list[tuple[int, int]]:
+    """The (start, end) of each run of two or more adjacent capitalised words, such as a
+    person's or a film's name ("Bride Linklater", "The Lord"); the question's first word
+    does not count, since English capitalises it whatever it is."""
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", question)]
+    runs, current = [], []
+    for i, (start, end) in enumerate(words):
+        word = question[start:end].strip("\"“”()[],;:?!")
+        if i > 0 and _CAPITAL_WORD.fullmatch(word):
+            current.append((start, end))
+            continue
+        if len(current) >= 2:
+            runs.append((current[0][0], current[-1][1]))
+        current = []
+    if len(current) >= 2:
+        runs.append((current[0][0], current[-1][1]))
+    return runs
+
+
+def names_not_held(question: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """The capitalised names in ``question`` (:func:`capitalised_runs`) with a word that no
+    span of a store name covers (``spans``: the character spans of the names the linker
+    found), articles and joining words aside. "who directed Bride Linklater", with a store
+    that holds the tag *bride* and no Linklater, names "Bride Linklater", which the store
+    does not hold: the tag is a part of that name, not the name."""
+    covered = set()
+    for start, end in spans:
+        covered.update(range(start, end))
+    out = []
+    for start, end in capitalised_runs(question):
+        for word in re.finditer(r"[\w'’.&-]+", question[start:end]):
+            core = re.sub(r"['’]s$", "", word.group()).rstrip(".")  # "Adams's" is Adams
+            first = start + word.start()
+            if core and core.lower() not in _NOT_NAME_WORDS and \
+                    not all(i in covered for i in range(first, first + len(core))):
+                out.append(question[start:end].strip("\"“”()[],;:?!"))
+                break
+    return out
+
+
+def question_names_not_held(index, question: str) -> list[str]:
+    """:func:`names_not_held` with the spans of the store names the linker finds in
+    ``question`` (by name only: a nearest neighbour is not the name)."""
+    return names_not_held(question, [c.span for c in question_entities(index, question, k=20) if c.span])

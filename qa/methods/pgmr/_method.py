@@ -67,13 +67,14 @@ class PGMRMethod(QAMethod):
     description = "post-generation memory retrieval: placeholder SPARQL, resolved in the URI memory, executed"
     index_kinds = ("entities", "uris", "relations")
     shapes = True
+    checks_names = True
 
     def __init__(self, context: QAContext, *, threshold: float = DEFAULT_THRESHOLD,
                  relation_threshold: float = DEFAULT_RELATION_THRESHOLD, examples: int = 4, candidates: int = 3,
                  max_combinations: int = 30, generate_tokens: int = 120, timeout_s: float = 5.0,
                  max_rows: int = 1000, max_answers: int = 200, paths: bool = True, path_options: int = 6,
                  beam: int = 12, choose_path: bool = False, answer_weight: float = 0.5,
-                 read_answers: bool = True, round_trips: bool = True):
+                 read_answers: bool = True, round_trips: bool = True, lead_margin: float = 0.25):
         super().__init__(context)
         self.threshold = threshold
         self.relation_threshold = relation_threshold
@@ -91,6 +92,7 @@ class PGMRMethod(QAMethod):
         self.answer_weight = answer_weight
         self.read_answers = read_answers
         self.round_trips = round_trips
+        self.lead_margin = lead_margin
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         index = self.context.get_index()
@@ -164,7 +166,8 @@ class PGMRMethod(QAMethod):
         draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
-                                read=self.read_answers, round_trips=self.round_trips)
+                                read=self.read_answers, round_trips=self.round_trips,
+                                lead_margin=self.lead_margin)
         choose = (lambda paths: self.choose(question, query, paths, run)) if self.choose_path else None
         return grounder.ground(question, anchor, draft, run, choose=choose)
 

@@ -79,6 +79,7 @@ class QueryAgentMethod(QAMethod):
     description = "the model builds the query one action at a time over a toolbox, with checks that correct it"
     index_kinds = ("entities",)
     shapes = True
+    checks_names = True
 
     def __init__(self, context: QAContext, *, correction: bool = True, max_steps: int = 7, relations_k: int = 40,
                  entities: int = 3, example_hops: int = 2, step_tokens: int = 90, timeout_s: float = 5.0,
