@@ -437,3 +437,13 @@ def test_a_round_trip_follows_the_one_relation_the_draft_names():
     assert PathGrounder.draft_trip(runs, [0, 1, 2], 0, draft("starred actors", "has genre")) == 0
     # no trip along the draft's relation among those ranked
     assert PathGrounder.draft_trip(runs, [0, 2], 0, draft("starred actors")) == 0
+
+
+def test_an_order_by_the_model_wrote_for_a_chain_question_is_dropped(store):
+    # "which countries" asks for no superlative: the draft's ORDER BY … LIMIT 1 would cut
+    # the seven countries to one
+    result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x } ORDER BY ASC(?x) LIMIT 1"],
+                    "pgmr")
+    assert set(result.answers) == ANDES_COUNTRIES
+    assert result.trace["order"] == {"dropped": "ORDER BY ASC(?x) LIMIT 1"}
+    assert "ORDER BY" not in result.query

@@ -36,11 +36,13 @@ the store's memories resolve them, and the executed query answers.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
 
 from ...prompts import grammar_text
+from ...shapes import detect_shape
 from ...steps import _sparql_build as sb
 from ...steps._examples import store_examples
 from ...steps._path_grounding import ChainDraft, PathGrounder
@@ -104,6 +106,12 @@ class PGMRMethod(QAMethod):
         if named is not query:
             run.record("names", kept=named.entities(), written=query.entities())
             query = named
+        if query.tail and detect_shape(question).kind == "chain":
+            # the question asks for no superlative (the shapes read it as a chain, and ask a
+            # superlative's chain without its ORDER BY): an ORDER BY … LIMIT the model wrote
+            # cuts the answers to one, and keeps the chain from grounding in the store's paths
+            run.record("order", dropped=query.tail)
+            query = dataclasses.replace(query, tail=None)
         if not query.entities():
             # nothing ties the query to what the question names: it would answer for anything
             return self.refuse(question, run, "no_entity", "the query names no entity to start from",
