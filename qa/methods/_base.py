@@ -101,7 +101,9 @@ class QAMethod(ABC):
             self.context.get_index(self.index_kinds)  # fail before the model spends a minute on the question
         run = MethodRun(self.context.llm)
         try:
-            absent = question_names_not_held(self.context.get_index(), question) if self.checks_names else []
+            # a method run inside another's shape (in_shape=False: the cascade's) was checked there
+            checked = self.checks_names and in_shape is not False
+            absent = question_names_not_held(self.context.get_index(), question) if checked else []
             if absent:
                 run.record("names", not_held=absent)
                 result = self.refuse(question, run, "not_in_store",

@@ -183,6 +183,8 @@ def question_entities(index, question: str, k: int = 5):
 
 # A word that starts with a capital (letters, digits, inner apostrophes, dots, hyphens)
 _CAPITAL_WORD = re.compile(r"[A-Z][\w'’.&-]*")
+# Punctuation around a word that is not part of it ("[Bride", "Linklater?")
+_AROUND_WORD = "\"“”()[],;:?!"
 # Words a capitalised run may hold that are not the name itself: the question's own first
 # word ("Who", "Is"), articles and joining words ("The Queen" named "Queen")
 _NOT_NAME_WORDS = frozenset("""a an and at by did do does for from has have in is of on or the to was were what
@@ -196,7 +198,7 @@ def capitalised_runs(question: str) -> list[tuple[int, int]]:
     words = [(m.start(), m.end()) for m in re.finditer(r"\S+", question)]
     runs, current = [], []
     for i, (start, end) in enumerate(words):
-        word = question[start:end].strip("\"“”()[],;:?!")
+        word = question[start:end].strip(_AROUND_WORD)
         if i > 0 and _CAPITAL_WORD.fullmatch(word):
             current.append((start, end))
             continue
@@ -224,7 +226,7 @@ def names_not_held(question: str, spans: Sequence[tuple[int, int]]) -> list[str]
             first = start + word.start()
             if core and core.lower() not in _NOT_NAME_WORDS and \
                     not all(i in covered for i in range(first, first + len(core))):
-                out.append(question[start:end].strip("\"“”()[],;:?!"))
+                out.append(question[start:end].strip(_AROUND_WORD))
                 break
     return out
 
