@@ -110,6 +110,7 @@ UNITS = ("1", WD + "Q11573", WD + "Q174728", WD + "Q828224")
 WORDS = ("river", "hall", "north", "saint", "old", "castle", "valley", "garden", "bridge", "tower",
          "école", "straße", "café", "Zürich", "São", "北京", "東京", "Москва", "مدينة", "Ωmega",
          "lake", "mount", "park", "station", "library", "museum", "church", "forest", "island", "bay")
+LEAN_LANGUAGES = ("en", "fr", "de", "en-gb")
 LINE_END = ",\n"
 VERSION = 2  # bump when the output changes (bench/ingest.py --keep reuses files of the same version)
 
@@ -184,10 +185,13 @@ def truthy_object(datatype: str, value) -> str:
 
 # -- random content ---------------------------------------------------------------------
 class _Content:
-    def __init__(self, rng: random.Random, n_items: int):
+    def __init__(self, rng: random.Random, n_items: int, lean: bool = False):
         self.rng = rng
         self.n_items = n_items
         self.hash_n = 0
+        # lean: what an index needs and little else (3 label languages, 2-6 claims, no
+        # qualifiers, references or sitelinks): about 10x smaller, so 10M entities fit a disk
+        self.lean = lean
 
     def words(self, lo: int, hi: int) -> str:
         r = self.rng
@@ -286,14 +290,14 @@ class _Content:
 
     def qualifiers(self) -> dict | None:
         r = self.rng
-        if r.random() > 0.2:
+        if self.lean or r.random() > 0.2:
             return None
         props = r.sample(("P580", "P582", "P585", "P407"), r.randint(1, 2))
         return {p: [self.snak(p, allow_special=False)[0]] for p in props}
 
     def references(self) -> list | None:
         r = self.rng
-        if r.random() > 0.5:
+        if self.lean or r.random() > 0.5:
             return None
         refs = []
         for _ in range(r.randint(1, 2)):
@@ -308,7 +312,8 @@ class _Content:
         r = self.rng
         subject = nt_iri(WD + entity["id"])
         out = []
-        langs = [lang for lang in LANGUAGES if r.random() < (label_p if lang == "en" else 0.35)]
+        languages = LEAN_LANGUAGES if self.lean else LANGUAGES
+        langs = [lang for lang in languages if r.random() < (label_p if lang == "en" else 0.35)]
         labels, descriptions, aliases = {}, {}, {}
         for lang in langs:
             label = self.odd_text()
@@ -332,7 +337,8 @@ class _Content:
         r = self.rng
         entity_id = entity["id"]
         subject = nt_iri(WD + entity_id)
-        props = ["P31"] + r.choices(list(CLAIM_WEIGHTS), weights=list(CLAIM_WEIGHTS.values()), k=r.randint(3, 22))
+        props = ["P31"] + r.choices(list(CLAIM_WEIGHTS), weights=list(CLAIM_WEIGHTS.values()),
+                                      k=r.randint(2, 6) if self.lean else r.randint(3, 22))
         claims: dict[str, list] = {}
         expected: list[str] = []
         absent: list[str] = []
@@ -380,6 +386,8 @@ class _Content:
 
     def sitelinks(self) -> dict:
         r = self.rng
+        if self.lean:
+            return {}
         wikis = [w for w in WIKIS if r.random() < 0.25]
         return {w: {"site": w, "title": self.words(1, 3), "badges": []} for w in wikis}
 
@@ -414,13 +422,15 @@ def _property(content: _Content, pid: str) -> tuple[dict, list[str]]:
 
 
 def generate(n_entities: int, json_out: TextIO, nt_out: TextIO, *, seed: int = 20240501,
-             samples: int = 300, progress: Callable[[int], None] | None = None) -> GeneratedDump:
+             samples: int = 300, progress: Callable[[int], None] | None = None,
+             lean: bool = False) -> GeneratedDump:
     """Write a dump of ``n_entities`` entities (the properties, then items) to ``json_out``
-    and the expected truthy/English N-Triples to ``nt_out``."""
+    and the expected truthy/English N-Triples to ``nt_out``. ``lean``: fewer languages and
+    claims, no qualifiers, references or sitelinks (for benchmarks of what comes after a load)."""
     rng = random.Random(seed)
     n_props = min(len(PROPERTIES), max(1, n_entities // 10))
     n_items = max(0, n_entities - n_props)
-    content = _Content(rng, max(n_items, 1))
+    content = _Content(rng, max(n_items, 1), lean)
     result = GeneratedDump()
     sample_every = max(1, n_entities // max(1, samples))
     json_out.write("[\n")
@@ -460,8 +470,9 @@ def generate(n_entities: int, json_out: TextIO, nt_out: TextIO, *, seed: int = 2
 
 
 def generate_files(n_entities: int, json_path: str, nt_path: str, *, gzipped: bool = False,
-                   seed: int = 20240501, progress: Callable[[int], None] | None = None) -> GeneratedDump:
+                   seed: int = 20240501, progress: Callable[[int], None] | None = None,
+                   lean: bool = False) -> GeneratedDump:
     opener = (lambda p: gzip.open(p, "wt", encoding="utf-8", compresslevel=3)) if gzipped else \
         (lambda p: open(p, "w", encoding="utf-8", buffering=1 << 20))
     with opener(json_path) as json_out, open(nt_path, "w", encoding="utf-8", buffering=1 << 20) as nt_out:
-        return generate(n_entities, json_out, nt_out, seed=seed, progress=progress)
+        return generate(n_entities, json_out, nt_out, seed=seed, progress=progress, lean=lean)

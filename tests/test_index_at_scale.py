@@ -47,7 +47,7 @@ def demo_without_triples(tmp_path_factory) -> Path:
 
 
 def test_defaults_are_documented_numbers():
-    assert IndexConfig().triples_above == 2_000_000 and IndexConfig().entity_vectors_max == 1_000_000
+    assert IndexConfig().triples_above == 2_000_000 and IndexConfig().entity_vectors_max == 100_000
 
 
 def test_index_above_the_threshold_skips_the_triple_kind_and_says_so(demo_without_triples):

