@@ -34,22 +34,33 @@ __all__ = ["LABELS_NAME", "LabelLookup", "LabelRow", "LabelsSummary", "labels_pa
 
 LABELS_NAME = "labels.sqlite"
 MAX_NGRAM = 24
-_LOOKUP_CHUNK = 900  # keys per query (below SQLite's historical 999 variables)
+# The most popular bearers of one name that a lookup returns. A common name can have tens
+# of thousands of bearers in a large store (134,254 entities named "river" among 10M
+# generated ones): reading them all cost a second a key, and only the most popular can win.
+MAX_BEARERS = 200
 _SIGNED = 1 << 63
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS names (key TEXT NOT NULL, name TEXT NOT NULL, iri TEXT NOT NULL, source TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS names (key TEXT NOT NULL, name TEXT NOT NULL, iri TEXT NOT NULL, source TEXT NOT NULL,
+                                  popularity INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS entities (iri TEXT NOT NULL, names_hash INTEGER NOT NULL, names TEXT NOT NULL,
                                      label TEXT, description TEXT, popularity INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT);
 """
 _INDEXES = """
-CREATE INDEX IF NOT EXISTS names_by_key ON names (key);
+CREATE INDEX IF NOT EXISTS names_by_key ON names (key, popularity DESC);
 CREATE UNIQUE INDEX IF NOT EXISTS entities_by_iri ON entities (iri);
 """
+# An index on (key, popularity DESC) ends in the rowid, so this reads one index range.
 _LOOKUP_SQL = """
-SELECT n.key, n.name, n.iri, n.source, e.label, e.description, e.popularity
-FROM names n JOIN entities e ON e.iri = n.iri WHERE n.key IN ({marks})
+SELECT n.rowid, n.key, n.name, n.iri, n.source, e.label, e.description, e.popularity
+FROM names n JOIN entities e ON e.iri = n.iri WHERE n.key = ?
+ORDER BY n.popularity DESC, n.rowid LIMIT ?
+"""
+_LEGACY_LOOKUP_SQL = """
+SELECT n.rowid, n.key, n.name, n.iri, n.source, e.label, e.description, e.popularity
+FROM names n JOIN entities e ON e.iri = n.iri WHERE n.key = ?
+ORDER BY e.popularity DESC, n.rowid LIMIT ?
 """
 
 
@@ -99,6 +110,16 @@ def _signed(h: int) -> int:
     return h - (1 << 64) if h >= _SIGNED else h
 
 
+def _names_have_popularity(path: Path) -> bool:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return "popularity" in {r[1] for r in con.execute("PRAGMA table_info(names)")}
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     con = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     con.execute("PRAGMA journal_mode=WAL")
@@ -128,6 +149,10 @@ def refresh_labels(store, *, batch_rows: int = 50_000, rebuild: bool = False) ->
     path = labels_path(store)
     path.parent.mkdir(parents=True, exist_ok=True)
     if rebuild:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+    if not rebuild and path.is_file() and not _names_have_popularity(path):
+        rebuild = True  # a file from before the names carried popularity: load it afresh
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
     summary = LabelsSummary(str(path))
@@ -183,12 +208,12 @@ def _load_all(con, store, batch_rows: int, summary: LabelsSummary) -> None:
         for iri, label, aliases, description, popularity, h in rows:
             found = names_of(label, aliases)
             for key, name, source in found:
-                name_rows.append((key, name, iri, source))
+                name_rows.append((key, name, iri, source, int(popularity or 0)))
                 max_tokens = max(max_tokens, key.count(" ") + 1)
             entity_rows.append((iri, _signed(h), json.dumps(found, ensure_ascii=False), clean(label),
                                 description, int(popularity or 0)))
         con.execute("BEGIN")
-        con.executemany("INSERT INTO names VALUES (?, ?, ?, ?)", name_rows)
+        con.executemany("INSERT INTO names VALUES (?, ?, ?, ?, ?)", name_rows)
         con.executemany("INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?)", entity_rows)
         con.execute("COMMIT")
         entities += len(entity_rows)
@@ -212,12 +237,15 @@ def _update(con, store, batch_rows: int, summary: LabelsSummary) -> None:
             "SELECT e.iri, e.names_hash, e.names, e.description, e.popularity FROM _batch b "
             "JOIN entities e ON e.iri = b.iri")}
         refresh, drop_names, add_names, add_entities, drop_entities = [], [], [], [], []
+        repopular: list[tuple[int, str, str]] = []
         for iri, label, aliases, description, popularity, h in rows:
             popularity = int(popularity or 0)
             before = old.get(iri)
             if before is not None and before[0] == _signed(h):
                 if before[2] != description or before[3] != popularity:
                     refresh.append((description, popularity, iri))
+                    if before[3] != popularity:  # the names carry it too, for the lookup's order
+                        repopular += [(popularity, key, iri) for key, _, _ in json.loads(before[1])]
                 continue
             if before is not None:
                 gone = json.loads(before[1])
@@ -226,14 +254,15 @@ def _update(con, store, batch_rows: int, summary: LabelsSummary) -> None:
                 names_delta -= len(gone)
             found = names_of(label, aliases)
             for key, name, source in found:
-                add_names.append((key, name, iri, source))
+                add_names.append((key, name, iri, source, popularity))
                 max_tokens = max(max_tokens, key.count(" ") + 1)
             names_delta += len(found)
             add_entities.append((iri, _signed(h), json.dumps(found, ensure_ascii=False), clean(label),
                                  description, popularity))
         con.executemany("DELETE FROM names WHERE key = ? AND name = ? AND iri = ? AND source = ?", drop_names)
         con.executemany("DELETE FROM entities WHERE iri = ?", drop_entities)
-        con.executemany("INSERT INTO names VALUES (?, ?, ?, ?)", add_names)
+        con.executemany("INSERT INTO names VALUES (?, ?, ?, ?, ?)", add_names)
+        con.executemany("UPDATE names SET popularity = ? WHERE key = ? AND iri = ?", repopular)
         con.executemany("INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?)", add_entities)
         con.executemany("UPDATE entities SET description = ?, popularity = ? WHERE iri = ?", refresh)
         con.execute("COMMIT")
@@ -276,6 +305,8 @@ class LabelLookup:
         self.max_tokens = int(state.get("max_tokens") or 0)
         self.max_popularity = int(state.get("max_popularity") or 0)
         self.entities = int(state.get("entities") or 0)
+        # a file built before the names carried popularity (until `kgstore index` reloads it)
+        self._sql = _LOOKUP_SQL if _names_have_popularity(path) else _LEGACY_LOOKUP_SQL
 
     @classmethod
     def open(cls, store) -> "LabelLookup | None":
@@ -291,8 +322,9 @@ class LabelLookup:
         keys = list(dict.fromkeys(k for k in keys if k))
         out: list[LabelRow] = []
         with self._lock:
-            for i in range(0, len(keys), _LOOKUP_CHUNK):
-                chunk = keys[i:i + _LOOKUP_CHUNK]
-                sql = _LOOKUP_SQL.format(marks=", ".join("?" * len(chunk)))
-                out += [LabelRow(*r) for r in self._con.execute(sql, chunk).fetchall()]
+            # Keys in sorted order and each key's bearers in file order, as one IN query gave
+            # them before the cap: ranking keeps that order among equal scores.
+            for key in sorted(keys):
+                rows = sorted(self._con.execute(self._sql, (key, MAX_BEARERS)).fetchall())
+                out += [LabelRow(*r[1:]) for r in rows]
         return out
