@@ -138,7 +138,7 @@ class Encoder:
     def from_config(cls, config, *, base: Path | None = None) -> "Encoder":
         """The encoder a store's ``[index]`` config names (``config`` is an IndexConfig)."""
         return cls(config.encoder or DEFAULT_ENCODER, threads=config.threads, base=base,
-                   runtime=getattr(config, "encoder_runtime", "auto") or "auto")
+                   runtime=config.encoder_runtime or "auto")
 
     def __repr__(self) -> str:
         return f"Encoder({self.name!r}, path={str(self.path)!r}, runtime={self.runtime!r})"
