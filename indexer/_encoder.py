@@ -15,6 +15,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Sequence
@@ -35,6 +36,7 @@ _models_lock = threading.Lock()
 MODEL2VEC_PREFIX = "model2vec:"
 RUNTIMES = ("auto", "onnx", "torch")
 DISTILLED_DIR = Path("~/.cache/kgstore/models").expanduser()
+_DEVICE = re.compile(r"cpu|cuda(:\d+)?")
 
 
 def encoder_backend(name: str) -> tuple[str, str]:
@@ -124,6 +126,8 @@ class Encoder:
         self.backend = encoder_backend(name)[0]
         if runtime not in RUNTIMES:
             raise VectorIndexError(f"unknown encoder runtime {runtime!r}; choose from: {', '.join(RUNTIMES)}")
+        if not _DEVICE.fullmatch(device):
+            raise VectorIndexError(f"unknown encoder device {device!r}; choose cpu, cuda or cuda:N")
         # "onnx": the same model's transformer under ONNX Runtime (same vectors, 1.7x the
         # texts/s on 2 cores); "auto": onnx where it is installed and the model suits it.
         # A static model2vec encoder has no transformer, and a GPU runs torch.
@@ -135,10 +139,11 @@ class Encoder:
         self._fingerprint: str | None = None
 
     @classmethod
-    def from_config(cls, config, *, base: Path | None = None) -> "Encoder":
-        """The encoder a store's ``[index]`` config names (``config`` is an IndexConfig)."""
+    def from_config(cls, config, *, base: Path | None = None, device: str | None = None) -> "Encoder":
+        """The encoder a store's ``[index]`` config names (``config`` is an IndexConfig);
+        ``device`` overrides its ``device``."""
         return cls(config.encoder or DEFAULT_ENCODER, threads=config.threads, base=base,
-                   runtime=config.encoder_runtime or "auto")
+                   runtime=config.encoder_runtime or "auto", device=device or config.device or "cpu")
 
     def __repr__(self) -> str:
         return f"Encoder({self.name!r}, path={str(self.path)!r}, runtime={self.runtime!r})"
@@ -299,6 +304,11 @@ def _load(path: Path, device: str, threads: int):
         pass
     if threads and threads > 0:
         torch.set_num_threads(threads)
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise VectorIndexError(
+            f"encoder device {device!r} asked for, but this torch ({torch.__version__}) sees no CUDA GPU: "
+            "install a CUDA build of torch on a machine with a GPU, or use device \"cpu\" "
+            "([index] device in kgstore.toml, or kgstore index --device cpu)")
     try:
         return SentenceTransformer(str(path), device=device, local_files_only=True)
     except Exception as exc:  # noqa: BLE001 - any load failure means the folder is not a usable model

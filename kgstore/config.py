@@ -32,6 +32,9 @@ class IndexConfig:
     # the same vectors, about 1.7x the texts/s on 2 cores); "torch"; or "auto": onnx where
     # onnxruntime and onnx are installed (the index extra) and the model is a mean-pooled BERT
     encoder_runtime: str = "auto"
+    # Where the encoder runs: "cpu", or "cuda" / "cuda:N" on a machine with a GPU and a CUDA
+    # build of torch (then torch runs it; `kgstore index --device` overrides it for one build)
+    device: str = "cpu"
     M: int = 16
     ef_construction: int = 200
     ef: int = 64

@@ -69,3 +69,32 @@ def test_auto_is_onnx_where_installed_and_torch_for_other_poolings(tmp_path, mon
 def test_an_unknown_runtime_is_refused_by_name():
     with pytest.raises(VectorIndexError, match="unknown encoder runtime 'tensorrt'; choose from: auto, onnx, torch"):
         Encoder(runtime="tensorrt")
+
+
+def test_an_unknown_device_is_refused_and_cuda_without_a_gpu_says_what_to_do(tmp_path):
+    with pytest.raises(VectorIndexError, match="unknown encoder device 'gpu'; choose cpu, cuda or cuda:N"):
+        Encoder(device="gpu")
+    encoder = Encoder(device="cuda:0", runtime="onnx")
+    assert encoder.runtime == "torch"  # a GPU runs torch, whatever the runtime asked for
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU: bench/encoder_device.py measures it")
+    with pytest.raises(VectorIndexError, match=r"sees no CUDA GPU.*kgstore index --device cpu"):
+        encoder.embed(["x"])
+
+
+def test_index_device_option_reaches_the_encoder(tmp_path, sample_dir):
+    from click.testing import CliRunner
+
+    from kgstore.cli import main
+
+    store = str(tmp_path / "store")
+    runner = CliRunner()
+    assert runner.invoke(main, ["init", store]).exit_code == 0
+    assert runner.invoke(main, ["ingest", store, "wikidata-json", str(sample_dir / "sample-wikidata.json")]).exit_code == 0
+    refused = runner.invoke(main, ["index", store, "--kinds", "relations", "--device", "tpu"])
+    assert refused.exit_code != 0 and "unknown encoder device 'tpu'" in refused.output
+    assert refused.exception is None or isinstance(refused.exception, SystemExit)  # no traceback
+    built = runner.invoke(main, ["index", store, "--kinds", "relations", "--device", "cpu", "--format", "json"])
+    assert built.exit_code == 0, built.output
+    assert json.loads(built.output)["kinds"][0]["embedded"] > 0

@@ -38,9 +38,13 @@ def _split_kinds(ctx, param, value):
 @click.option("--distill", is_flag=True,
               help="First distil a static model2vec encoder from the packaged model (offline, one to two "
                    "minutes) into ~/.cache/kgstore/models/, and build with it.")
+@click.option("--device", default=None, metavar="cpu|cuda[:N]",
+              help="Where the encoder runs for this build (default: [index] device, \"cpu\"). cuda needs a GPU "
+                   "and a CUDA build of torch; the vectors are the same as on the CPU, so the index is "
+                   "searched and updated on either.")
 @format_option("table", "json")
 @click.pass_context
-def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, encoder_name, distill, fmt):
+def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, encoder_name, distill, device, fmt):
     """Build or update the semantic indexes of STORE.
 
     \b
@@ -81,7 +85,9 @@ def index_cmd(ctx, store, kinds, rebuild, batch_size, describe_with_llm, encoder
         encoder_name = f"model2vec:{distill_model()}"
     if encoder_name:
         encoder = Encoder(encoder_name, threads=st.config.index.threads, base=Path(st.path),
-                          runtime=st.config.index.encoder_runtime)
+                          runtime=st.config.index.encoder_runtime, device=device or st.config.index.device)
+    elif device:
+        encoder = Encoder.from_config(st.config.index, base=Path(st.path), device=device)
     with _BuildProgress() as on_progress:
         summary = build_index(st, kinds=kinds, rebuild=rebuild, batch_size=batch_size, progress=on_progress,
                               encoder=encoder)
