@@ -70,7 +70,7 @@ class Index:
     def session(self):
         """Reuse one catalog connection for the calls inside the block (each call otherwise
         opens its own, ~40 ms on a busy machine): ``with index.session(): ...``."""
-        return self.store.catalog.pinned()
+        return self.store.reading()
 
     def __enter__(self) -> "Index":
         return self

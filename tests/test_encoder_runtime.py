@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import indexer._encoder as encoder_module
+from indexer._onnx import FileTokenizer, file_tokenizer
 from indexer import Encoder
 from kgstore.errors import VectorIndexError
 
@@ -51,8 +52,24 @@ def test_onnx_gives_the_torch_vectors_and_is_exported_once(tmp_path, monkeypatch
     assert exported.is_file() and onnx.runtime_used == "onnx" and torch.runtime_used == "torch"
     stamp = exported.stat().st_mtime_ns
     encoder_module._models.pop(onnx._key)  # a new process: loads the exported file, exports nothing
-    assert (Encoder(str(folder), runtime="onnx").embed(TEXTS[:1]) * b[:1]).sum() > 0.9999
+    again = Encoder(str(folder), runtime="onnx")
+    assert (again.embed(TEXTS, batch_size=8) * b).sum(axis=1).min() > 0.9999
+    assert isinstance(again.model.tokenizer, FileTokenizer)  # torch was not needed to load it
     assert exported.stat().st_mtime_ns == stamp
+
+
+def test_the_file_tokenizer_gives_the_ids_of_the_models_own():
+    torch_model = Encoder(runtime="torch").model
+    found = file_tokenizer(Encoder().path)
+    assert found is not None
+    tokenizer, max_length = found
+    assert max_length == torch_model.max_seq_length
+    texts = TEXTS + ["  leading and trailing  ", "word " * 400, "", "Ünïcödé — dashes… and 'quotes'"]
+    for batch in (texts[:1], texts, texts[-3:]):
+        want = torch_model.tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="np")
+        got = tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="np")
+        for key in ("input_ids", "attention_mask", "token_type_ids"):
+            assert np.array_equal(np.asarray(want[key]), got[key]), key
 
 
 def test_auto_is_onnx_where_installed_and_torch_for_other_poolings(tmp_path, monkeypatch):

@@ -101,19 +101,8 @@ class QAMethod(ABC):
             self.context.get_index(self.index_kinds)  # fail before the model spends a minute on the question
         run = MethodRun(self.context.llm)
         try:
-            # a method run inside another's shape (in_shape=False: the cascade's) was checked there
-            checked = self.checks_names and in_shape is not False
-            absent = question_names_not_held(self.context.get_index(), question) if checked else []
-            if absent:
-                run.record("names", not_held=absent)
-                result = self.refuse(question, run, "not_in_store",
-                                     f"not in the store: no entity is named {absent[0]!r}", allow_parametric)
-            elif self.shapes if in_shape is None else in_shape:
-                result = answer_in_shape(self.store, self.context.get_index(), question, run, self.name,
-                                         lambda text=question: self._answer(text, run,
-                                                                            allow_parametric=allow_parametric))
-            else:
-                result = self._answer(question, run, allow_parametric=allow_parametric)
+            with self.store.reading():  # one catalog connection for the question's many lookups
+                result = self._answer_checked(question, run, allow_parametric, in_shape)
         except LLMUnavailableError:
             raise
         except QAError as exc:
@@ -124,6 +113,20 @@ class QAMethod(ABC):
         result.tokens = run.tokens
         result.trace = run.trace
         return result
+
+    def _answer_checked(self, question: str, run: MethodRun, allow_parametric: bool, in_shape: bool | None) -> Answer:
+        """The answer, after the name check of methods that link names."""
+        # a method run inside another's shape (in_shape=False: the cascade's) was checked there
+        checked = self.checks_names and in_shape is not False
+        absent = question_names_not_held(self.context.get_index(), question) if checked else []
+        if absent:
+            run.record("names", not_held=absent)
+            return self.refuse(question, run, "not_in_store",
+                               f"not in the store: no entity is named {absent[0]!r}", allow_parametric)
+        if self.shapes if in_shape is None else in_shape:
+            return answer_in_shape(self.store, self.context.get_index(), question, run, self.name,
+                                   lambda text=question: self._answer(text, run, allow_parametric=allow_parametric))
+        return self._answer(question, run, allow_parametric=allow_parametric)
 
     def refuse(self, question: str, run: MethodRun, reason: str, message: str, allow_parametric: bool) -> Answer:
         """No answer from the store: the refusal, or with ``allow_parametric`` the model's own."""

@@ -94,9 +94,13 @@ def next_hops_query(start_iri: str, prefix: RelationPath | None) -> str:
     else:
         frontier = (f"{{ SELECT DISTINCT ?x WHERE {{ <{start_iri}> {prefix.property_path()} ?x . "
                     f"FILTER(isIRI(?x) && ?x != <{start_iri}>) }} LIMIT {FRONTIER_SAMPLE} }}")
-    return ("SELECT ?p ?back (COUNT(DISTINCT ?y) AS ?n) (SUM(IF(isLiteral(?y), 1, 0)) AS ?lits) WHERE {\n"
+    # isLiteral only on the outgoing side: a subject is never a literal, and testing each of
+    # a hub's incoming subjects cost 2 s of the 2.2 s at 10M entities (300k facts into one
+    # class), against 0.27 s for the same rows this way
+    return ("SELECT ?p ?back (COUNT(DISTINCT ?y) AS ?n) (SUM(?lit) AS ?lits) WHERE {\n"
             f"  {frontier}\n"
-            "  { ?x ?p ?y . BIND(false AS ?back) } UNION { ?y ?p ?x . BIND(true AS ?back) }\n"
+            "  { ?x ?p ?y . BIND(false AS ?back) BIND(IF(isLiteral(?y), 1, 0) AS ?lit) }\n"
+            "  UNION { ?y ?p ?x . BIND(true AS ?back) BIND(0 AS ?lit) }\n"
             f"  FILTER(?y != <{start_iri}>)\n"
             "} GROUP BY ?p ?back")
 
