@@ -23,7 +23,7 @@ from .terms import XSD
 # A hub's incoming facts are read up to this many triples (in Oxigraph's order), so that a
 # class with millions of instances costs what a large entity does; the relations ranked
 # first per relation come from those.
-MAX_SCANNED = 50_000
+MAX_SCANNED = 10_000
 _XSD_STRING = XSD + "string"
 
 

@@ -405,7 +405,7 @@ class Store:
         (it is the object) or ``both``; at most ``limit`` per direction, one per relation
         first so that a hub's many facts of one relation do not hide its other relations.
         Read through Oxigraph's indexes where the store has its own (a hub's incoming facts
-        from its first 50,000 triples), else from the catalog (kgstore/_entity_facts.py)."""
+        from its first 10,000 triples), else from the catalog (kgstore/_entity_facts.py)."""
         if direction not in ("out", "in", "both"):
             raise ValueError("direction is out, in or both")
         sides = [s for s in ("out", "in") if direction in (s, "both")]

@@ -447,3 +447,22 @@ def test_an_order_by_the_model_wrote_for_a_chain_question_is_dropped(store):
     assert set(result.answers) == ANDES_COUNTRIES
     assert result.trace["order"] == {"dropped": "ORDER BY ASC(?x) LIMIT 1"}
     assert "ORDER BY" not in result.query
+
+
+def test_answer_terms_are_distinct_labelled_and_cut_at_the_limit(store):
+    import pyoxigraph as ox
+
+    from qa.steps._sparql_build import BuiltQuery, answer_terms
+
+    rows = [dict(zip(("x", "y"), r)) for r in store.query("SELECT ?x ?y WHERE { ?x ?p ?y } ORDER BY ?x ?y")]
+    iris = list(dict.fromkeys(r["x"] for r in rows))
+    assert len(iris) > 5
+    query = BuiltQuery("?x", [], [])
+    doubled = rows + rows  # every value twice: each term once, in first-seen order
+    terms = answer_terms(store, query, doubled, limit=4)
+    assert [t.iri for t in terms] == [i.value for i in iris[:4]]
+    labels = store.labels([i.value for i in iris[:4]])
+    assert [t.label for t in terms] == [labels.get(i.value) or i.value for i in iris[:4]]
+    assert answer_terms(store, query, doubled, limit=0) == []
+    literals = [{"x": ox.Literal("7", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))}] * 3
+    assert [t.label for t in answer_terms(store, query, literals, limit=5)] == ["7"]

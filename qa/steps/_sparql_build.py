@@ -88,10 +88,14 @@ def execute(store, query: BuiltQuery, *, timeout_s: float, max_rows: int) -> tup
 def answer_terms(store, query: BuiltQuery, rows: list[dict], *, limit: int) -> list[StoreTerm]:
     """The answer variable's values as store terms (IRIs labelled from the catalog)."""
     var = "count" if query.count else query.answer.lstrip("?")
-    values = [r[var] for r in rows if var in r]
-    labels = store_labels(store, [v.value for v in values if isinstance(v, ox.NamedNode)])
-    terms: list[StoreTerm] = []
+    values = list(dict.fromkeys(r[var] for r in rows if var in r))
+    # each IRI is a term of its own, so no more than the first ``limit`` are ever labelled
+    # (a path into a hub returns thousands of rows)
+    labels = store_labels(store, [v.value for v in values if isinstance(v, ox.NamedNode)][:limit])
+    terms: dict[StoreTerm, None] = {}
     for v in values:
+        if len(terms) == limit:
+            break
         if isinstance(v, ox.NamedNode):
             term = StoreTerm(labels.get(v.value) or v.value, v.value)
         elif isinstance(v, ox.Literal):
@@ -99,9 +103,8 @@ def answer_terms(store, query: BuiltQuery, rows: list[dict], *, limit: int) -> l
             term = StoreTerm(value.text, None, value)
         else:
             continue
-        if term not in terms:
-            terms.append(term)
-    return terms[:limit]
+        terms.setdefault(term)
+    return list(terms)
 
 
 def evidence(store, query: BuiltQuery, *, timeout_s: float, limit: int = 20) -> list[Evidence]:
