@@ -108,6 +108,23 @@ def first_per_relation(rows: Iterable[FactRow], limit: int) -> list[FactRow]:
     return [item[4] for item in ranked[:limit]]
 
 
+def ranked_fact_rows(con, rdf: ox.Store | None, iri: str, side: str, limit: int) -> list[FactRow]:
+    """The first ``limit`` facts of ``iri`` on ``side`` ("out"/"in"), one per relation
+    first: through Oxigraph where the store has its own (``rdf``), else from the synced
+    catalog of a store over an endpoint."""
+    if rdf is None:
+        return catalog_fact_rows(con, iri, side, limit)
+    return first_per_relation(oxigraph_fact_rows(rdf, iri, side), limit)
+
+
+def subject_fact_rows(con, rdf: ox.Store | None, iri: str) -> list[FactRow]:
+    """Every fact with ``iri`` as subject, each once, from where :func:`ranked_fact_rows` reads."""
+    if rdf is None:
+        return [FactRow(iri, p, o, bool(lit), dt, lang) for p, o, lit, dt, lang in con.execute(
+            "SELECT DISTINCT p, o, o_literal, datatype, lang FROM statements WHERE s = ?", [iri]).fetchall()]
+    return oxigraph_fact_rows(rdf, iri, "out")
+
+
 def labels_by_key(con, entity_iris: Sequence[str], relation_iris: Sequence[str]) -> tuple[dict, dict]:
     """Catalog labels of entities and of relations, looked up by primary key (a filter on
     the label itself would turn the lookup into a scan of every entity)."""

@@ -16,8 +16,7 @@ if TYPE_CHECKING:
 
 from ._catalog import Catalog
 from ._columns import ntriples_bytes, triple_columns
-from ._entity_facts import (FactRow, catalog_fact_rows, first_per_relation, labels_by_key, oxigraph_fact_rows,
-                            relations_by_key)
+from ._entity_facts import FactRow, labels_by_key, ranked_fact_rows, relations_by_key, subject_fact_rows
 from ._triples import OXIGRAPH_DIR, TripleAccess, open_triples
 from .config import CONFIG_NAME, StoreConfig
 from ._query_guard import UPDATE_KEYWORDS, refused_operation
@@ -287,12 +286,7 @@ class Store:
                 [iri]).fetchone()
             if row is None:
                 return None
-            rdf = getattr(self._triples, "rdf", None)
-            if rdf is None:  # the triples live in an endpoint: its synced catalog has the facts
-                rows = [FactRow(iri, *r) for r in con.execute(
-                    "SELECT DISTINCT p, o, o_literal, datatype, lang FROM statements WHERE s = ?", [iri]).fetchall()]
-            else:
-                rows = oxigraph_fact_rows(rdf, iri, "out")
+            rows = subject_fact_rows(con, getattr(self._triples, "rdf", None), iri)
             relations = relations_by_key(con, [r.p for r in rows])
             value_labels, _ = labels_by_key(con, [r.o for r in rows if not r.literal], ())
             facts = sorted(((r.p, *relations.get(r.p, (None, None)), r.o, r.literal,
@@ -409,21 +403,15 @@ class Store:
         if direction not in ("out", "in", "both"):
             raise ValueError("direction is out, in or both")
         sides = [s for s in ("out", "in") if direction in (s, "both")]
+        rdf = getattr(self._triples, "rdf", None)  # None: the triples live in an endpoint
         rows: list[FactRow] = []
         with self.catalog.connect() as con:
             for side in sides:
-                rows += self._fact_rows(con, iri, side, limit)
+                rows += ranked_fact_rows(con, rdf, iri, side, limit)
             entity_labels, relation_labels = labels_by_key(
                 con, [r.s for r in rows] + [r.o for r in rows if not r.literal], [r.p for r in rows])
         return [Edge(r.s, r.p, r.o, entity_labels.get(r.s), relation_labels.get(r.p),
                      None if r.literal else entity_labels.get(r.o), r.literal, r.datatype) for r in rows]
-
-    def _fact_rows(self, con, iri: str, side: str, limit: int) -> list[FactRow]:
-        """The first ``limit`` facts of ``iri`` on ``side`` ("out"/"in"), ranked one per relation first."""
-        rdf = getattr(self._triples, "rdf", None)
-        if rdf is None:  # the triples live in an endpoint: its synced catalog has the facts
-            return catalog_fact_rows(con, iri, side, limit)
-        return first_per_relation(oxigraph_fact_rows(rdf, iri, side), limit)
 
     def stats(self) -> dict[str, Any]:
         self._check_open()
