@@ -165,11 +165,12 @@ def ann_quality(store, index, cases, kind: str = "entities", queries: int = 1000
     as a search embeds them, one search a query."""
     import numpy as np
     from indexer import kind_path
-    from indexer._backends import backend_of, open_backend  # bench: the index's own classes
+    from indexer._backends import backend_of, open_backend, search_breadth  # bench: the index's own classes
 
     manifest = index.info()[kind]
+    default_ef = search_breadth(store.config.index, manifest["items"])  # what a search of this kind uses
     vf = open_backend(backend_of(manifest), kind_path(store, kind, manifest), index.encoder.dim,
-                      ef=store.config.index.ef, cfg=store.config.index)
+                      ef=default_ef, cfg=store.config.index)
     data = np.concatenate([vf.vectors(np.arange(i, min(i + 100_000, vf.count)))
                            for i in range(0, vf.count, 100_000)])
     texts = [mention for _, mention, _ in cases[:queries]]
@@ -189,7 +190,7 @@ def ann_quality(store, index, cases, kind: str = "entities", queries: int = 1000
         hits += int(np.sum(exact >= bar - 1e-5))
     lat.sort()
     return {"kind": kind, "backend": vf.name, "vectors": int(vf.count), "queries": len(texts),
-            "ef": ef or store.config.index.ef,
+            "M": int(vf.M), "ef": ef or default_ef, "default": ef in (None, default_ef),
             "recall_at_10": round(hits / (10 * len(texts)), 4),
             "search_ms_p50": round(1000 * lat[len(lat) // 2], 3), "search_ms_p99": round(1000 * lat[int(len(lat) * 0.99)], 3)}
 
@@ -281,9 +282,11 @@ def measure(store_dir: Path, encoder, cases, result: dict) -> None:
             result["link"] = {"names only": link_quality(index, cases, {"exact", "normalized"}),
                               "names + vectors": link_quality(index, cases)}
             if "entities" in index.kinds:
-                result["ann"] = [ann_quality(store, index, cases, ef=ef) for ef in (None, 128, 256)]
+                result["ann"] = [ann_quality(store, index, cases, ef=ef) for ef in (64, 128, 256)]
                 for a in result["ann"]:
-                    say(f"  ANN ({a['kind']}, {a['backend']}, {a['vectors']:,} vectors, ef {a['ef']}): recall@10 "
+                    default = ", the default" if a["default"] else ""
+                    say(f"  ANN ({a['kind']}, {a['backend']}, {a['vectors']:,} vectors, M {a['M']}, ef {a['ef']}{default}): "
+                        f"recall@10 "
                         f"{a['recall_at_10']:.3f} against exact search on {a['queries']:,} mentions; "
                         f"search p50 {a['search_ms_p50']} ms, p99 {a['search_ms_p99']} ms")
 

@@ -29,7 +29,8 @@ import numpy as np
 from kgstore.errors import VectorIndexError
 
 __all__ = ["VectorBackend", "BACKENDS", "DEFAULT_BACKEND", "backend_of", "choose_backend", "create_backend",
-           "discard_vectors", "open_backend", "require_backend", "vector_path", "vector_paths"]
+           "discard_vectors", "graph_degree", "open_backend", "require_backend", "search_breadth", "vector_path",
+           "vector_paths"]
 
 BACKENDS = ("hnswlib", "usearch", "pgvector")
 DEFAULT_BACKEND = "hnswlib"  # what a manifest without a backend column was built with
@@ -107,6 +108,17 @@ def choose_backend(cfg, vectors: int) -> str:
     return _known(wanted)
 
 
+def graph_degree(cfg, vectors: int) -> int:
+    """The HNSW M a kind starting afresh with ``vectors`` entries gets: a larger graph
+    needs more links per node to keep its recall (``[index] M`` / ``M_large``)."""
+    return cfg.M_large if vectors > cfg.large_above else cfg.M
+
+
+def search_breadth(cfg, items: int | None) -> int:
+    """The search ef for a kind holding ``items`` vectors (``[index] ef`` / ``ef_large``)."""
+    return cfg.ef_large if (items or 0) > cfg.large_above else cfg.ef
+
+
 def require_backend(backend: str) -> None:
     """Raise a :class:`VectorIndexError` that says what to install when ``backend``'s
     packages cannot be imported."""
@@ -120,19 +132,20 @@ def require_backend(backend: str) -> None:
             f"or set [index] backend = \"hnswlib\" in kgstore.toml and rebuild the index") from exc
 
 
-def create_backend(backend: str, path: Path, dim: int, cfg, *, capacity: int = 1024) -> VectorBackend:
-    """A new, empty, writable file for ``backend`` (parameters from ``cfg``)."""
+def create_backend(backend: str, path: Path, dim: int, cfg, *, capacity: int = 1024,
+                   vectors: int = 0) -> VectorBackend:
+    """A new, empty, writable file for ``backend`` that ``vectors`` entries will fill first
+    (parameters from ``cfg``, sized by :func:`graph_degree` and :func:`search_breadth`)."""
     require_backend(backend)
+    M, ef = graph_degree(cfg, vectors), search_breadth(cfg, vectors)
     if backend == "pgvector":
         from ._backends_pgvector import PgVectorTable
-        return PgVectorTable.create(path, dim, M=cfg.M, ef_construction=cfg.ef_construction, ef=cfg.ef, cfg=cfg)
+        return PgVectorTable.create(path, dim, M=M, ef_construction=cfg.ef_construction, ef=ef, cfg=cfg)
     if backend == "usearch":
         from ._backends_usearch import UsearchFile
-        return UsearchFile.create(path, dim, dtype=cfg.ondisk_dtype, M=cfg.M, ef_construction=cfg.ef_construction,
-                                  ef=cfg.ef)
+        return UsearchFile.create(path, dim, dtype=cfg.ondisk_dtype, M=M, ef_construction=cfg.ef_construction, ef=ef)
     from ._hnsw import VectorFile
-    return VectorFile.create(path, dim, M=cfg.M, ef_construction=cfg.ef_construction, ef=cfg.ef,
-                             capacity=capacity)
+    return VectorFile.create(path, dim, M=M, ef_construction=cfg.ef_construction, ef=ef, capacity=capacity)
 
 
 def open_backend(backend: str, path: Path, dim: int, *, ef: int, writable: bool = False, cfg=None) -> VectorBackend:

@@ -24,7 +24,7 @@ from kgstore._disk import disk_full_as_error
 from kgstore.errors import EncoderMismatchError, VectorIndexError
 
 from ._backends import (VectorBackend, backend_of, choose_backend, create_backend, discard_vectors, open_backend,
-                        vector_path)
+                        search_breadth, vector_path)
 from ._encoder import Encoder
 from ._hnsw import SPACE
 from ._labels import refresh_labels
@@ -232,7 +232,8 @@ class _KindBuilder:
         self.path = kind_path(self.store, self.kind, manifest)  # a built kind keeps its backend
         if manifest and self.path.exists():
             saved = manifest["saved_max_label"] if manifest["saved_max_label"] is not None else -1
-            vf = open_backend(backend_of(manifest), self.path, dim, ef=self.cfg.ef, writable=True, cfg=self.cfg)
+            vf = open_backend(backend_of(manifest), self.path, dim, ef=search_breadth(self.cfg, manifest["items"]),
+                              writable=True, cfg=self.cfg)
             if vf.count > saved + 1 and self._rows_cover(con, saved + 1, vf.count):
                 # Killed after the file was replaced but before the manifest said so: the
                 # rows of those vectors were committed before the file was saved, so the
@@ -256,7 +257,7 @@ class _KindBuilder:
         backend = choose_backend(self.cfg, total)
         discard_vectors(self.path.parent, self.kind, self.cfg)  # left by a build that never saved
         self.path = index_path(self.store, self.kind, backend)
-        vf = create_backend(backend, self.path, self.encoder.dim, self.cfg)
+        vf = create_backend(backend, self.path, self.encoder.dim, self.cfg, vectors=total)
         write_manifest(con, self.kind, encoder=self.encoder.name, fingerprint=self.encoder.fingerprint,
                        dim=self.encoder.dim, space=SPACE, backend=vf.name, M=vf.M, ef_construction=vf.ef_construction,
                        items=0, deleted=0, saved_max_label=-1, complete=False, built_at=now(), seconds=0.0)

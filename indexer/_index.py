@@ -11,7 +11,7 @@ import numpy as np
 
 from kgstore.errors import EncoderMismatchError, VectorIndexError
 
-from ._backends import VectorBackend, backend_of, open_backend
+from ._backends import VectorBackend, backend_of, open_backend, search_breadth
 from ._build import check_kinds, kind_path, mismatch_message
 from ._encoder import Encoder
 from ._labels import LabelLookup
@@ -117,8 +117,9 @@ class Index:
                                        f"run `kgstore index {self.store.path}`")
             # the backend the kind was built with, whatever the config says now
             path = kind_path(self.store, kind, manifest)
+            cfg = self.store.config.index
             vf = self._files[kind] = open_backend(backend_of(manifest), path, self.encoder.dim,
-                                                  ef=self.store.config.index.ef, cfg=self.store.config.index)
+                                                  ef=search_breadth(cfg, manifest.get("items")), cfg=cfg)
             self._rows[kind] = RowSnapshot.load(rows_path(path))
         return vf
 

@@ -35,9 +35,16 @@ class IndexConfig:
     # Where the encoder runs: "cpu", or "cuda" / "cuda:N" on a machine with a GPU and a CUDA
     # build of torch (then torch runs it; `kgstore index --device` overrides it for one build)
     device: str = "cpu"
+    # HNSW graph degree and search breadth of a kind of up to large_above vectors; a kind
+    # whose first build adds more gets M_large (kept after that), and every search of a kind
+    # holding more gets ef_large. At 160k generated entity vectors M 16 / ef 64 found 0.86
+    # of the true top 10, M 32 / ef 256 0.95 (docs/benchmarks/semantic-index.md)
     M: int = 16
     ef_construction: int = 200
     ef: int = 64
+    large_above: int = 100_000
+    M_large: int = 32
+    ef_large: int = 256
     batch_size: int = 256
     threads: int = 0  # 0 = all cores
     # Vector backend of a kind's index, chosen when the kind is first built (or rebuilt) and

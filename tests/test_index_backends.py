@@ -12,7 +12,7 @@ import pytest
 import kgstore
 from indexer import Encoder, Index, build_index
 from indexer import _build
-from indexer._backends import VectorBackend, choose_backend, vector_path
+from indexer._backends import VectorBackend, choose_backend, graph_degree, search_breadth, vector_path
 from indexer._backends_usearch import UsearchFile
 from indexer._hnsw import VectorFile
 from kgstore import Store, VectorIndexError
@@ -160,6 +160,25 @@ def test_auto_picks_usearch_above_the_threshold_and_names_are_checked():
         choose_backend(IndexConfig(backend="faiss"), 3)
     with pytest.raises(VectorIndexError, match="unknown \\[index\\] ondisk_dtype 'f8'"):
         UsearchFile.create(Path("unused.usearch"), 8, dtype="f8", M=16, ef_construction=100, ef=64)
+
+
+@pytest.mark.parametrize("backend", ["hnswlib", "usearch"])
+def test_a_large_kind_gets_the_larger_graph_and_search(shared_data, tmp_path, backend):
+    # large_above lowered so that 300 MetaQA lines make the triples kind large and leave
+    # the relations kind small; the defaults are M 16 / ef 64 up to 100,000 vectors
+    path = new_store(tmp_path / "store", backend, large_above=100, M_large=24, ef_large=120)
+    with Store.open(path) as store:
+        kgstore.ingest(store, "tsv", metaqa_head(shared_data, tmp_path / "kb.txt", 300))
+        build_index(store, kinds=["relations", "triples"], encoder=ENCODER)
+        with Index.open(store, encoder=ENCODER) as index:
+            info = index.info()
+            assert info["triples"]["items"] > 100 >= info["relations"]["items"]
+            assert (info["triples"]["M"], info["relations"]["M"]) == (24, 16)
+            assert index.search("triples", "Kismet directed by", k=3)  # opens the file
+            assert index.search("relations", "directed by", k=1)
+            assert (index._files["triples"].ef, index._files["relations"].ef) == (120, 64)
+    assert graph_degree(IndexConfig(), 100_000) == 16 and graph_degree(IndexConfig(), 100_001) == 32
+    assert search_breadth(IndexConfig(), None) == 64 and search_breadth(IndexConfig(), 100_001) == 256
 
 
 def test_usearch_file_adds_deletes_saves_and_is_viewed_read_only(tmp_path):
