@@ -87,6 +87,28 @@ def test_relation_paths_enumerates_real_paths_with_what_they_reach(store):
         f"  FILTER(?c != <{ANDES}>)\n}}")
 
 
+def test_relation_paths_read_a_hubs_facts_from_a_sample_and_do_not_walk_on(store, monkeypatch):
+    from qa.steps import _paths
+    from qa.steps._paths import relation_paths
+
+    def walked(paths):
+        return {p.steps: p for p in paths}
+
+    full = walked(relation_paths(store, "Andes", ANDES, lambda ps: [0.0] * len(ps), beam=50))
+    assert not any(p.sampled for p in full.values())  # no entity of the demo has 10,000 facts
+    monkeypatch.setattr(_paths, "HUB_FACTS", 5)  # now each country, with 12-15 facts, is a hub
+    capped = walked(relation_paths(store, "Andes", ANDES, lambda ps: [0.0] * len(ps), beam=50))
+    sampled = [p for p in capped.values() if p.sampled]
+    assert sampled and all(p.steps[-1][1] for p in sampled)  # only the facts into a hub are sampled
+    assert set(capped) < set(full)
+    assert all(capped[s].reaches <= full[s].reaches for s in capped)
+    assert all(capped[s] == full[s] for s in capped if not capped[s].sampled and len(s) == 1)
+    # a hub's sample is a path, not a way on
+    assert not any(capped.get(s[:-1]) and capped[s[:-1]].sampled for s in capped if len(s) > 1)
+    country = ((WDT + "P17", False),)
+    assert capped[country + ((WDT + "P17", True),)].reaches < full[country + ((WDT + "P17", True),)].reaches
+
+
 def test_pgmr_grounds_a_draft_with_the_wrong_structure_in_a_real_path(store):
     result, _ = ask(store, [BROKEN_DRAFT], "pgmr", question=CAPITALS_QUESTION)
     assert not result.refused and set(result.answers) == ANDES_CAPITALS

@@ -25,13 +25,27 @@ from kgstore.terms import is_fact_predicate, is_true
 from ..sandbox import run_sparql
 from ._examples import ExamplePath, Hop, hop_phrase
 from ._grounding import normalise_label
-from ._retrieval import store_labels
+from ._retrieval import entity_popularity, store_labels
 from ._sparql_build import BuiltQuery, TriplePattern, exclude_filter
 
 MAX_HOPS = 3
 # Entities a prefix may reach before its next hop is read from a sample of them: paths
 # through a hub ("<- has genre" of Drama) still count, but cost a bounded query.
 FRONTIER_SAMPLE = 300
+# A prefix that reaches more entities than this is a walk into a hub (a class's instances):
+# it stays a path, but is not walked on. Running its extensions enumerates every one of
+# those entities (a round trip through a class of 300k instances timed out at 5 s on a
+# 10M-entity store), and what they reach says little about the named entity.
+MAX_WALKED_ON = 100_000
+# An entity with more facts than this is a hub: the relations into it are read from this
+# many of its facts (in the store's order), as kgstore reads a hub's facts for `entity`.
+# At 10M entities, reading all 300k facts into one class cost 0.3-0.6 s a hop.
+HUB_FACTS = 10_000
+# Hubs of one frontier read that way (a path into a set of hubs, such as countries), and the
+# characters of the other frontier IRIs listed beside them (the sandbox's queries stay
+# under 10,000 characters)
+HUB_SAMPLES = 8
+LISTED_CHARS = 6_000
 # Answers of a path shown to the encoder to judge whether they are what the question asks for.
 ANSWER_SAMPLE = 3
 
@@ -48,6 +62,9 @@ class RelationPath:
     labels: tuple[str, ...]
     reaches: int = 0
     literal: bool = False
+    # the last hop was read from a hub's sample (:data:`HUB_FACTS`): ``reaches`` is a lower
+    # bound, and the path is not walked on (from a hub's many, as from MAX_WALKED_ON)
+    sampled: bool = False
 
     @property
     def hops(self) -> int:
@@ -86,30 +103,77 @@ class RelationPath:
         return BuiltQuery(answer, [[patterns]], filters)
 
 
-def next_hops_query(start_iri: str, prefix: RelationPath | None) -> str:
+def frontier_query(start_iri: str, prefix: RelationPath) -> str:
+    """SPARQL for (a sample of) the entities ``prefix`` reaches, the start excluded."""
+    return (f"SELECT DISTINCT ?x WHERE {{ <{start_iri}> {prefix.property_path()} ?x . "
+            f"FILTER(isIRI(?x) && ?x != <{start_iri}>) }} LIMIT {FRONTIER_SAMPLE}")
+
+
+def next_hops_query(start_iri: str, prefix: RelationPath | None, hubs: Sequence[str] = (),
+                    others: Sequence[str] = ()) -> str:
     """SPARQL for the relations leaving what ``prefix`` reaches (the start itself when
-    None), each direction, with the distinct entities or values each one reaches."""
+    None), each direction, with the distinct entities or values each one reaches (``?n``),
+    how many of them are literals, and whether they were read from a sample (``?sampled``).
+
+    When the frontier holds ``hubs``, the facts into it are a sample: into each of the first
+    :data:`HUB_SAMPLES` hubs its first :data:`HUB_FACTS`, and into ``others`` (the rest of
+    the frontier, as many as fit in the query) all of them."""
     if prefix is None:
         frontier = f"VALUES ?x {{ <{start_iri}> }}"
     else:
-        frontier = (f"{{ SELECT DISTINCT ?x WHERE {{ <{start_iri}> {prefix.property_path()} ?x . "
-                    f"FILTER(isIRI(?x) && ?x != <{start_iri}>) }} LIMIT {FRONTIER_SAMPLE} }}")
+        frontier = f"{{ {frontier_query(start_iri, prefix)} }}"
     # isLiteral only on the outgoing side: a subject is never a literal, and testing each of
     # a hub's incoming subjects cost 2 s of the 2.2 s at 10M entities (300k facts into one
     # class), against 0.27 s for the same rows this way
-    return ("SELECT ?p ?back (COUNT(DISTINCT ?y) AS ?n) (SUM(?lit) AS ?lits) WHERE {\n"
-            f"  {frontier}\n"
-            "  { ?x ?p ?y . BIND(false AS ?back) BIND(IF(isLiteral(?y), 1, 0) AS ?lit) }\n"
-            "  UNION { ?y ?p ?x . BIND(true AS ?back) BIND(0 AS ?lit) }\n"
+    outgoing = "{ ?x ?p ?y . BIND(false AS ?back) BIND(IF(isLiteral(?y), 1, 0) AS ?lit) BIND(0 AS ?hub) }"
+    if not hubs:
+        branches = [f"{{ {frontier}\n  {outgoing}\n  UNION {{ ?y ?p ?x . BIND(true AS ?back) BIND(0 AS ?lit) "
+                    "BIND(0 AS ?hub) } }"]
+    else:
+        branches = [f"{{ {frontier} {outgoing} }}"]
+        if others:
+            branches.append(f"{{ VALUES ?x {{ {' '.join(f'<{x}>' for x in others)} }} ?y ?p ?x . "
+                            "BIND(true AS ?back) BIND(0 AS ?lit) BIND(1 AS ?hub) }")
+        branches += [f"{{ {{ SELECT ?y ?p WHERE {{ ?y ?p <{hub}> }} LIMIT {HUB_FACTS} }} "
+                     "BIND(true AS ?back) BIND(0 AS ?lit) BIND(1 AS ?hub) }" for hub in hubs[:HUB_SAMPLES]]
+    union = "\n  UNION ".join(branches)
+    return ("SELECT ?p ?back (COUNT(DISTINCT ?y) AS ?n) (SUM(?lit) AS ?lits) (MAX(?hub) AS ?sampled) WHERE {\n"
+            f"  {union}\n"
             f"  FILTER(?y != <{start_iri}>)\n"
             "} GROUP BY ?p ?back")
+
+
+def frontier_hubs(store, start_iri: str, prefix: RelationPath | None, *,
+                  timeout_s: float) -> tuple[list[str], list[str]]:
+    """The hubs among the entities ``prefix`` reaches (more than :data:`HUB_FACTS` facts
+    in the catalog), and when there are any, the other entities, as many as
+    :data:`LISTED_CHARS` of IRIs hold."""
+    if prefix is None:
+        frontier = [start_iri]
+    else:
+        rows = run_sparql(store, frontier_query(start_iri, prefix), timeout_s=timeout_s,
+                          max_rows=FRONTIER_SAMPLE).rows
+        frontier = [row["x"].value for row in rows if isinstance(row.get("x"), ox.NamedNode)]
+    facts = entity_popularity(store, frontier)
+    hubs = [x for x in frontier if facts.get(x, 0) > HUB_FACTS]
+    if not hubs:
+        return [], []
+    others, room = [], LISTED_CHARS
+    for x in frontier:
+        if x not in hubs and len(x) + 3 <= room:
+            others.append(x)
+            room -= len(x) + 3
+    return hubs, others
 
 
 def next_hops(store, start: str, start_iri: str, prefix: RelationPath | None, *,
               timeout_s: float) -> list[RelationPath]:
     """The one-hop extensions of ``prefix`` (or the one-hop paths from the start)."""
     try:
-        rows = run_sparql(store, next_hops_query(start_iri, prefix), timeout_s=timeout_s, max_rows=2000).rows
+        # a hub's facts are many, and only their relations matter here: read from a sample
+        hubs, others = frontier_hubs(store, start_iri, prefix, timeout_s=timeout_s)
+        rows = run_sparql(store, next_hops_query(start_iri, prefix, hubs, others), timeout_s=timeout_s,
+                          max_rows=2000).rows
     except (QueryError, UnsafeQueryError):
         return []
     found = []
@@ -121,22 +185,25 @@ def next_hops(store, start: str, start_iri: str, prefix: RelationPath | None, *,
         n, lits = int(row["n"].value), int(row["lits"].value)
         if (back and lits) or n == 0:  # a literal has no outgoing facts; n == 0 leads only back to the start
             continue
-        found.append((p.value, back, n, lits == n))
+        found.append((p.value, back, n, lits == n, int(row["sampled"].value) > 0))
     labels = store_labels(store, [p for p, *_ in found])
     base_steps, base_labels = (prefix.steps, prefix.labels) if prefix else ((), ())
     out = []
-    for p, back, n, literal in found:
+    for p, back, n, literal, sampled in found:
         label = labels.get(p)
         if not label:
             continue
-        out.append(RelationPath(start, start_iri, base_steps + ((p, back),), base_labels + (label,), n, literal))
+        out.append(RelationPath(start, start_iri, base_steps + ((p, back),), base_labels + (label,), n, literal,
+                                sampled))
     return out
 
 
 def relation_paths(store, start: str, start_iri: str, score: Callable[[Sequence[RelationPath]], Sequence[float]],
                    *, max_hops: int = MAX_HOPS, beam: int = 8, timeout_s: float = 5.0) -> list[RelationPath]:
     """Every path of one to ``max_hops`` hops from ``start_iri`` that the beam visits:
-    at each depth only the ``beam`` best-scoring prefixes (by ``score``) are extended."""
+    at each depth only the ``beam`` best-scoring prefixes (by ``score``) are extended,
+    and of those only the ones reaching at most :data:`MAX_WALKED_ON` entities, none of
+    them read from a hub's sample."""
     found: list[RelationPath] = []
     frontier: list[RelationPath | None] = [None]
     for _ in range(max_hops):
@@ -148,6 +215,7 @@ def relation_paths(store, start: str, start_iri: str, score: Callable[[Sequence[
         scores = score(layer)
         ranked = sorted(range(len(layer)), key=lambda i: -scores[i])
         frontier = [layer[i] for i in ranked if not layer[i].literal][:beam]
+        frontier = [path for path in frontier if path.reaches <= MAX_WALKED_ON and not path.sampled]
         if not frontier:
             break
     return found
