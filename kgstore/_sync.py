@@ -56,12 +56,13 @@ from .records import Triple
 FORMAT = "sparql-endpoint"
 SEGMENT_ROWS = 2_000_000  # rows per request when the endpoint does not cap results
 _CURSOR_KEY = "sync_cursor:{run_id}"
+_UNCOUNTED = "subjects_not_counted"
 
 
 @dataclass
 class SyncProgress:
     pages: int
-    subjects: int
+    subjects: int | None  # None: not counted (the endpoint streams triples in no subject order)
     triples: int
     seconds: float
     cursor: str
@@ -77,8 +78,20 @@ class SyncSummary:
     seconds: float = 0.0
 
     @property
-    def subjects_per_s(self) -> float:
+    def subjects_counted(self) -> bool:
+        """False when the endpoint streamed triples in no subject order: a subject then
+        starts many times, and the subjects were not counted."""
+        return not self.counts.get(_UNCOUNTED)
+
+    @property
+    def subjects_per_s(self) -> float | None:
+        if not self.subjects_counted:
+            return None
         return self.counts.get("subjects_this_run", 0) / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def triples_per_s(self) -> float:
+        return self.counts.get("triples_this_run", 0) / self.seconds if self.seconds > 0 else 0.0
 
 
 ProgressCallback = Callable[[SyncProgress], None]
@@ -118,7 +131,7 @@ def sync(store: Store, *, full: bool = False, page_rows: int | None = None, segm
             run_id = Catalog.start_run(con, file=source, size=0, checksum=checksum, fmt=FORMAT, options=options)
             counts = Counter({"endpoint_triples": total if total is not None else triples_access.count()})
     resumed_from = int(counts.get("pages", 0)) if cursor is not None else 0
-    counts["subjects_this_run"] = 0
+    counts["subjects_this_run"] = counts["triples_this_run"] = 0
     try:
         with store.catalog.pinned():  # one catalog connection for the whole sync, not one per page
             _read_pages(store, reader, run_id, counts, cursor, source, started, progress)
@@ -141,16 +154,20 @@ def _read_pages(store, reader, run_id, counts, cursor, source, started, progress
     for page in reader.pages(cursor):
         entities, relations = catalog_records(page.triples, store.config.languages)
         counts["pages"] += 1
-        counts["subjects"] += page.subjects
-        counts["subjects_this_run"] += page.subjects
+        if page.subjects is None:
+            counts[_UNCOUNTED] = 1
+        else:
+            counts["subjects"] += page.subjects
+            counts["subjects_this_run"] += page.subjects
         counts["triples"] += len(page.triples)
+        counts["triples_this_run"] += len(page.triples)
         with store.catalog.transaction() as con:
             counts["facts"] += Catalog.write_batch(con, run_id, page.triples, entities, relations, [], source)
             Catalog.set_meta(con, _CURSOR_KEY.format(run_id=run_id), json.dumps(page.cursor))
             Catalog.checkpoint(con, run_id, counts["pages"], counts["subjects"], dict(counts))
         if progress:
-            progress(SyncProgress(counts["pages"], counts["subjects"], counts["triples"],
-                                  time.monotonic() - started, _where(page.cursor)))
+            progress(SyncProgress(counts["pages"], None if counts.get(_UNCOUNTED) else counts["subjects"],
+                                  counts["triples"], time.monotonic() - started, _where(page.cursor)))
 
 
 def _where(cursor: dict) -> str:
@@ -164,7 +181,7 @@ def _where(cursor: dict) -> str:
 @dataclass
 class _Page:
     triples: list
-    subjects: int  # subjects that start in this page
+    subjects: int | None  # subjects that start in this page; None once the stream is seen unsorted
     cursor: dict  # where the next page starts (see _PageReader)
 
 
@@ -191,6 +208,10 @@ class _PageReader:
         self.segment_rows = max(self.page_rows, segment_rows or SEGMENT_ROWS)
         self.bnodes = blank_node_prefix(self.client.url)
         self.per_subject = 10.0  # triples per subject, learnt as pages come
+        # A streamed endpoint that gives a subject's triples together (Oxigraph reads its SPO
+        # index) lets the subjects be counted as they start; one that does not (Virtuoso
+        # without a cap) shows a subject starting again within a page, and is not counted
+        self.grouped = True
 
     def pages(self, cursor: dict | None) -> Iterator[_Page]:
         if not self.cap:
@@ -204,6 +225,7 @@ class _PageReader:
             got = 0
             page: list = []
             starts = 0
+            started: set[str] = set()  # the subjects that started in this page
             with self.client.stream(f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o }} OFFSET {offset} LIMIT {self.segment_rows}",
                                     accept=self.format.media_type, default_graphs=self.graphs) as body:
                 for triple in self._triples(body):
@@ -211,13 +233,16 @@ class _PageReader:
                     if triple.s != last:
                         starts += 1
                         last = triple.s
+                        if self.grouped and triple.s in started:
+                            self.grouped = False
+                        started.add(triple.s)
                     page.append(triple)
                     if len(page) == self.page_rows:
-                        yield _Page(page, starts, {"offset": offset + got, "last": last})
-                        page, starts = [], 0
+                        yield _Page(page, starts if self.grouped else None, {"offset": offset + got, "last": last})
+                        page, starts, started = [], 0, set()
             offset += got
             if page:
-                yield _Page(page, starts, {"offset": offset, "last": last})
+                yield _Page(page, starts if self.grouped else None, {"offset": offset, "last": last})
             if got < self.segment_rows:
                 return
 

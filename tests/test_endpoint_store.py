@@ -233,6 +233,25 @@ def test_a_page_at_the_result_cap_is_read_again_smaller(engines, tmp_path, local
     assert _stats(path) == _stats(local_store)
 
 
+def test_a_stream_in_no_subject_order_syncs_whole_and_says_subjects_were_not_counted(engines, tmp_path, local_store):
+    """Virtuoso whose cap is lifted is read as a stream, and streams ``?s ?p ?o`` in its own
+    index order, not a subject's triples together: every subject arrives in many places. The
+    catalog is whole all the same; the subjects are not counted (counting starts would
+    count each subject many times) and the rate is given in triples."""
+    path = tmp_path / "streamed"
+    _init(path, engines("virtuoso").url)
+    config = StoreConfig.load(path)
+    config.endpoint_capabilities.result_cap, config.endpoint_capabilities.page_rows = 0, 200  # as if lifted
+    config.save(path)
+    result = CliRunner().invoke(main, ["sync", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["status"] == "done" and summary["subjects"].startswith("not counted")
+    assert "subjects_per_s" not in summary and summary["triples_per_s"] > 0
+    assert summary["triples"] == summary["endpoint_triples"]
+    assert _stats(path) == _stats(local_store)
+
+
 def test_second_sync_catches_up(synced, local_store):
     path = synced("oxigraph")
     with Store.open(path) as store:

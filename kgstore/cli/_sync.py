@@ -33,13 +33,17 @@ def sync_cmd(ctx, store, full, page_rows, fmt):
         summary = sync(st, full=full, page_rows=page_rows, progress=on_progress)
     counts = summary.counts
     info = {"endpoint": summary.endpoint, "run": summary.run_id, "status": summary.status,
-            "pages": counts.get("pages", 0), "subjects": counts.get("subjects", 0),
+            "pages": counts.get("pages", 0),
+            "subjects": counts.get("subjects", 0) if summary.subjects_counted else
+            "not counted (the endpoint streams triples in no subject order)",
             "triples": counts.get("triples", 0), "facts": counts.get("facts", 0),
             "endpoint_triples": counts.get("endpoint_triples"), "seconds": round(summary.seconds, 2)}
     if summary.resumed_from_page:
         info["resumed_from_page"] = summary.resumed_from_page
     if summary.status == "done" and summary.seconds > 0:
-        info["subjects_per_s"] = round(summary.subjects_per_s)
+        if summary.subjects_counted:
+            info["subjects_per_s"] = round(summary.subjects_per_s)
+        info["triples_per_s"] = round(summary.triples_per_s)
     emit_mapping(info, fmt, title="Sync summary")
 
 
@@ -59,9 +63,13 @@ class _SyncProgress:
         return self.update
 
     def update(self, p) -> None:
-        rate = p.subjects / p.seconds if p.seconds > 0 else 0
-        text = (f"page {p.pages}: {p.subjects:,} subjects, {p.triples:,} triples, {rate:,.0f} subjects/s "
-                f"(after {p.cursor})")
+        if p.subjects is None:
+            rate = p.triples / p.seconds if p.seconds > 0 else 0
+            text = f"page {p.pages}: {p.triples:,} triples, {rate:,.0f} triples/s (after {p.cursor})"
+        else:
+            rate = p.subjects / p.seconds if p.seconds > 0 else 0
+            text = (f"page {p.pages}: {p.subjects:,} subjects, {p.triples:,} triples, {rate:,.0f} subjects/s "
+                    f"(after {p.cursor})")
         if self.progress is not None:
             self.progress.update(self.task, description=text)
         elif p.pages % 10 == 0:
