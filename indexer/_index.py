@@ -15,7 +15,7 @@ from ._backends import VectorBackend, backend_of, open_backend, search_breadth
 from ._build import check_kinds, kind_path, mismatch_message
 from ._encoder import Encoder
 from ._labels import LabelLookup
-from ._linking import (NameRow, check_tiers, combine, content_words, match_kind, prior, question_spans,
+from ._linking import (NameRow, check_tiers, combine, content_words, demonym_keys, match_kind, prior, question_spans,
                        rank_question, schema_stems)
 from ._records import KINDS, Candidate, SearchHit
 from ._snapshot import RowSnapshot, rows_path
@@ -341,6 +341,24 @@ class Index:
             return [c for m in mentions for c in self.link(m, k, vectors=vectors)]
         return self.link_question(text, k)
 
+    def _demonym_names(self, question: str, spans_by_key: dict[str, list], found: set[str]) -> list[NameRow]:
+        """Names read back from demonyms ("Asian" → Asia) for capitalised spans that name
+        nothing as written; their spans join ``spans_by_key`` under the name's key."""
+        alternatives: dict[str, list] = {}
+        for key, spans in list(spans_by_key.items()):
+            if key in found:
+                continue
+            for span in spans:
+                for alternative in demonym_keys(span, question[span.start:span.end]):
+                    if alternative.key not in spans_by_key:
+                        alternatives.setdefault(alternative.key, []).append(alternative)
+        if not alternatives:
+            return []
+        rows = self._names(None, list(alternatives))
+        for row in rows:
+            spans_by_key.setdefault(row.key, alternatives[row.key])
+        return rows
+
     def link_question(self, question: str, k: int = 10, *, tiers=None) -> list[Candidate]:
         """Entity mentions found in a whole question, best first, each with its ``span``.
 
@@ -365,6 +383,8 @@ class Index:
         for span in question_spans(question, self._max_tokens):
             spans_by_key.setdefault(span.key, []).append(span)
         rows = self._names(None, list(spans_by_key)) if tiers & {"exact", "normalized"} else []
+        if tiers & {"exact", "normalized"}:
+            rows += self._demonym_names(question, spans_by_key, {r.key for r in rows})
         ceiling = self._popularity_ceiling()
         stems = self._stems
         if rows:

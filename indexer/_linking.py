@@ -102,6 +102,33 @@ def question_spans(question: str, max_tokens: int = MAX_NGRAM) -> list[Span]:
     return spans
 
 
+# A demonym or adjective made from a name ("Asian", "Andean", "Nepalese", "Canadian",
+# "Italian"), read back to the name's possible forms: (suffix, replacements). Each form is
+# looked up among the store's names like any other span, so only a name the store holds
+# is found; the first that matches wins in ranking like an exact name would.
+_DEMONYM_ENDINGS = (("ese", ("", "a")), ("ian", ("", "a", "y", "ia")), ("ean", ("es", "e", "a")),
+                    ("ish", ("", "land")), ("an", ("a", "", "o", "e", "es")), ("i", ("",)), ("n", ("",)))
+
+
+def demonym_keys(span: Span, raw: str) -> list[Span]:
+    """Lookup spans for the name a demonym at the end of ``span`` is made from ("South
+    American" → "south america", "Andean" → "andes"): only for a word written with a
+    capital, as English writes demonyms."""
+    last = raw.split()[-1] if raw.split() else ""
+    if not last[:1].isupper() or not span.words:
+        return []
+    word = span.words[-1]
+    out: list[Span] = []
+    for ending, replacements in _DEMONYM_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            for r in replacements:
+                stem = word[:len(word) - len(ending)] + r
+                words = span.words[:-1] + [stem]
+                if stem != word and " ".join(words) not in {o.key for o in out}:
+                    out.append(Span(span.start, span.end, " ".join(words), words))
+    return out
+
+
 def schema_stems(relation_labels) -> frozenset[str]:
     """Stems of the words in relation labels: in a question they name the relation asked
     about ("directed", "actors"), not the topic."""

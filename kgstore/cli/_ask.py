@@ -200,6 +200,11 @@ def _print_answer(doc: dict, prefixes: dict[str, str], *, trace: bool) -> None:
         console.print("[dim]Read as:[/] " + "; ".join(
             escape(f"{m['label']} ({shorten(m['iri'], prefixes)}"
                    + (f", {m['description']}" if m.get("description") else "") + ")") for m in doc["meant"]))
+    for c in doc.get("constraints") or []:
+        # every constraint the question writes is applied, or the answer says it was not
+        said = (escape(f"applied along {c.get('relation')}") if c.get("applied")
+                else "[yellow]not applied[/]: " + escape(c.get("why", "")))
+        console.print(f"[dim]Constraint:[/] {escape(str(c['constraint']))} — {said}")
     if doc.get("evidence"):
         from qa import literal_value
 

@@ -373,6 +373,9 @@ def _components(kinds: tuple[str, ...]) -> dict:
                            "meant": {"type": "array", "description": "the entities the question was read as "
                                      "naming: mention, iri, label, description (and namesakes passed over)",
                                      "items": {"type": "object"}},
+                           "constraints": {"type": "array", "description": "each constraint the question "
+                                           "writes (\"before 1980\", \"comedies\"): applied along a relation, "
+                                           "or not applied and why", "items": {"type": "object"}},
                            "seconds": {"type": "number", "minimum": 0},
                            "tokens": {"type": "object", "required": ["prompt", "completion", "total", "calls"],
                                       "properties": {k: count for k in ("prompt", "completion", "total", "calls")}},

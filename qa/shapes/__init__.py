@@ -15,27 +15,66 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..steps._result import Answer
-from ._boolean import answer_boolean
+from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
+from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
+                                  read_value_constraints, without_constraints)
+from ..steps._result import Answer, Refusal
+from ._boolean import answer_boolean, yes_no_answer
 from ._count import count_answer, counted_query, is_one_number
-from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_superlative
-from ._mentions import Mention, question_mentions
+from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_names, without_superlative
+from ._mentions import Mention, plural_mentions, question_mentions, without_mentions
 from ._order import answer_comparison, answer_superlative
 from ._qualifiers import answer_with_qualifiers, needs_qualifiers
+from ._question_shape import question_shape
 
 
 def answer_in_shape(store, index, question: str, run, method: str, chain: Callable[..., Answer], *,
                     timeout_s: float = 5.0) -> Answer:
     """``question`` answered in its shape; ``chain()`` is the method's own answer to it,
     asked for when the shape builds on a chain (or is one), and ``chain(text)`` its answer
-    to the chain a count counts ("which films …" for "how many films …")."""
-    shape = detect_shape(question)
-    mentions: list[Mention] = []
-    if shape.kind != "chain":
-        # the shape's words must be the question's own, not a title's ("The Fastest Gun Alive")
-        mentions = question_mentions(index, question)
-        shape = detect_shape(question, [m.span for m in mentions])
+    to the chain a count counts ("which films …" for "how many films …"). Every answer
+    is read as a query graph (:mod:`qa.steps._query_graph`): the constraints the question
+    writes are applied to the chain's answers, and the answer's form is checked against
+    the question's."""
+    # the shape's words must be the question's own, not a title's ("The Fastest Gun Alive")
+    mentions = question_mentions(index, question)
+    spans = [m.span for m in mentions]
+    shape = detect_shape(question, spans)
     run.record("shape", **shape.to_dict())
+    graph = QueryGraph(question, answer_form(question, shape.kind, shape.yes_no),
+                       constraints=read_value_constraints(without_names(question, spans)))
+    graph.aggregation = {"count": "count", "superlative": "argmax" if shape.kind == "superlative" and
+                         shape.direction(dates=False) == "max" else "argmin"}.get(shape.kind)
+    answer = _answer_shape(store, index, question, shape, mentions, graph, run, method, chain, timeout_s)
+    if graph.grounded:
+        answer.constraints = [g.to_dict() for g in graph.shown]
+    run.record("query_graph", **graph.to_dict())
+    return _checked_form(answer, graph, run)
+
+
+def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: list[Mention], graph: QueryGraph,
+                  run, method: str, chain, timeout_s: float) -> Answer:
+    values = graph.constraints
+
+    def constrained(text: str | None = None) -> Answer:
+        """The chain asked without its value constraints, then constrained by them and by
+        the entities the question names beside the chain's own."""
+        asked = text or question
+        if values:
+            asked = without_constraints(asked, values)
+            run.record("shape", constrained_chain_question=asked)
+        answer = chain(asked)
+        answer.question = question
+        nouns = plural_mentions(index, question, mentions)
+        graph.constraints = values + entity_constraints(mentions + nouns, answer)
+        return apply_constraints(store, index, answer, graph, run, timeout_s=timeout_s)
+
+    if values and mentions and (shape.kind == "boolean" or (shape.kind == "comparison" and shape.yes_no)):
+        # "was X born after 1950", "did X come out in 1999", "is Everest over 8,000 m tall"
+        answer = answer_against_constant(store, index, question, mentions, values, method, run,
+                                         timeout_s=timeout_s)
+        if answer is not None:
+            return answer
     if shape.kind in ("boolean", "comparison"):
         run.record("shape", mentions=[m.to_dict() for m in mentions])
         answer = (answer_boolean(store, index, question, mentions, method, run, timeout_s=timeout_s)
@@ -46,11 +85,10 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
         if shape.kind == "comparison" and is_superlative(shape.cue):
             # "which of the countries bordering Nepal is the largest": the options are a chain's answers
             run.record("shape", fallback="superlative: the question names one entity, not the options")
-            return _superlative(store, index, question, shape, method, run, chain, timeout_s)
+            return _superlative(store, index, question, shape, method, run, constrained, timeout_s)
         run.record("shape", fallback="chain: the question names too few entities for its shape")
-        return chain()
+        return constrained()
     if shape.kind in ("chain", "count") and needs_qualifiers(question):
-        mentions = mentions or question_mentions(index, question)
         answer = answer_with_qualifiers(store, index, question, mentions, method, run, timeout_s=timeout_s)
         # "how many people lived in X in 2001" is the number a dated statement holds
         if answer is not None and (shape.kind == "chain" or is_one_number(answer)):
@@ -58,12 +96,59 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
     if shape.kind == "count":
         listing = listing_question(question)
         run.record("shape", chain_question=listing)
-        counted = chain(listing)
-        counted.question = question
+        counted = constrained(listing)
+        if counted.refused and counted.refusal.reason == NONE_MEETS:
+            # "how many of X's films came out before 1950": none did, and the count is 0
+            counted = Answer(question=question, method=counted.method, query=counted.query, meant=counted.meant)
         return count_answer(store, counted, run, timeout_s=timeout_s)
     if shape.kind == "superlative":
-        return _superlative(store, index, question, shape, method, run, chain, timeout_s)
-    return chain()
+        return _superlative(store, index, question, shape, method, run, constrained, timeout_s)
+    return constrained()
+
+
+def entity_constraints(mentions: list[Mention], chain: Answer) -> list[EntityConstraint]:
+    """The entities the question names that the chain's query does not run through: each
+    constrains the answers ("comedies", "Asian", "starring Y")."""
+    query = chain.query or ""
+    return [EntityConstraint(m.iri, m.label, m.text, m.span, m.written_as_name) for m in mentions
+            if f"<{m.iri}>" not in query]
+
+
+def answer_against_constant(store, index, question: str, mentions: list[Mention], values: list[ValueConstraint],
+                            method: str, run, *, timeout_s: float = 5.0) -> Answer | None:
+    """Yes or no for a value compared with a constant ("was X born after 1950"): the first
+    entity's value along the relation of the constant's kind that fits the question's
+    words; a refusal when it holds no such value; None when it names no entity."""
+    subject = mentions[0]
+    asked = without_mentions(without_constraints(question, values), mentions)
+    verdicts, facts, checks = [], [], []
+    for c in values:
+        verdict, found, said = check_value(store, index, subject.iri, subject.label, c, asked, timeout_s=timeout_s)
+        checks.append({"constraint": c.words, "verdict": verdict, "relation" if verdict is not None else "why": said})
+        verdicts.append(verdict)
+        facts += found
+    run.record("boolean", subject=subject.to_dict(), asked=asked, against_constant=checks)
+    meant = [m.to_dict() for m in mentions]
+    if any(v is None for v in verdicts):
+        why = next(c["why"] for c in checks if c["verdict"] is None)
+        return Answer(question=question, method=method, shape="boolean", meant=meant,
+                      refusal=Refusal("no_answer", f"the store cannot say: {why}"))
+    return yes_no_answer(question, method, all(verdicts), facts, shape="boolean", meant=meant)
+
+
+def _checked_form(answer: Answer, graph: QueryGraph, run) -> Answer:
+    """The answer, or a refusal when its form is not the question's: a "which" question
+    never gets a bare count, a "how many" never a list, a yes/no question never a value."""
+    if answer.refused:
+        return answer
+    counted = bool(answer.query and "COUNT(" in answer.query.upper() and answer.shape != "count")
+    wrong = form_fits(graph.answer_form, answer.answers, answer.values, counted)
+    if wrong is None:
+        return answer
+    run.record("answer_form", expected=graph.answer_form, wrong=wrong, answers=answer.answers[:5])
+    return Answer(question=answer.question, method=answer.method, shape=answer.shape, meant=answer.meant,
+                  constraints=answer.constraints, query=answer.query,
+                  refusal=Refusal("wrong_form", f"the answer found does not fit the question: {wrong}"))
 
 
 def _superlative(store, index, question: str, shape: QuestionShape, method: str, run, chain, timeout_s: float):
@@ -75,5 +160,6 @@ def _superlative(store, index, question: str, shape: QuestionShape, method: str,
     return answer_superlative(store, index, question, shape, answers, method, run, timeout_s=timeout_s)
 
 
-__all__ = ["answer_in_shape", "detect_shape", "QuestionShape", "question_mentions", "Mention",
+__all__ = ["answer_in_shape", "answer_against_constant", "entity_constraints", "detect_shape", "QuestionShape", "question_mentions", "Mention",
            "answer_boolean", "answer_comparison", "answer_with_qualifiers", "answer_superlative", "count_answer", "counted_query"]
+__all__ += ["question_shape"]

@@ -3,8 +3,10 @@
 Chains ("which films did X direct") are what every method answers; the other shapes are
 told by a few function words that English uses for them, whatever the knowledge base:
 
-* **count**: "how many …", "the number of …";
-* **boolean**: a question opening with an auxiliary verb ("is", "does", "did", "was" …);
+* **count**: "how many …", "the number of …", "what number of …";
+* **boolean**: a question opening with an auxiliary verb ("is", "does", "did", "was" …)
+  that asks for no thing with a wh-word ("was X born in which city" is a chain; "did X
+  work at a university where he studied" and "are there winners who …" are yes/no);
 * **comparison**: a comparative ("larger", "more", "earlier" …) with two options ("X or
   Y") or a "than" ("is X older than Y"); in the boolean form the answer is yes or no;
 * **superlative**: a superlative ("the highest", "the most recent", "the oldest" …).
@@ -27,7 +29,7 @@ _BOOLEAN_OPENING = {"is", "are", "was", "were", "does", "do", "did", "has", "hav
 _THAN_A_NUMBER = re.compile(r"\bthan\s+(?:about\s+|around\s+)?(?:[\d$€£]|(?:a|one|two|three|four|five|six|seven|"
                             r"eight|nine|ten|twenty|fifty|a few|several|hundred|thousand|million|billion)\b)")
 _WH_WORDS = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how"}
-_COUNT = re.compile(r"\bhow many\b|\bthe (?:total )?number of\b|\bcount (?:the|of|all)\b", re.I)
+_COUNT = re.compile(r"\bhow many\b|\b(?:the|what) (?:total )?number of\b|\bcount (?:the|of|all)\b", re.I)
 
 # word: (direction over numbers, direction over dates)
 _UP, _DOWN = ("max", "max"), ("min", "min")
@@ -114,7 +116,7 @@ def detect_shape(question: str, names: Sequence[tuple[int, int]] = ()) -> Questi
     # "can you name a film …" is a request, and "is X a man or a woman" a choice: chains
     # a name opens "[X] was the director of which films"; a wh-word anywhere asks for a thing
     yes_no = (words[0] in _BOOLEAN_OPENING and not question.lstrip().startswith("[")
-              and not (len(words) > 1 and words[1] == "you") and not _WH_WORDS & set(words))
+              and not (len(words) > 1 and words[1] == "you") and not _asks_wh(tokens))
     recent = _RECENT.search(question)
     if recent:
         cue, directions = recent.group(0).lower(), _UP
@@ -132,7 +134,35 @@ def detect_shape(question: str, names: Sequence[tuple[int, int]] = ()) -> Questi
     return QuestionShape("chain", words=words)
 
 
-_COUNT_WORDS = re.compile(r"\bhow many\b|\b(?:what is |what's |what are )?the (?:total )?number of\b", re.I)
+_COUNT_WORDS = re.compile(r"\bhow many\b|\b(?:what is |what's |what are )?the (?:total )?number of\b|"
+                          r"\bwhat (?:total )?number of\b", re.I)
+
+
+# words after a wh-word that make it open a relative clause ("… the team which won …",
+# "… a university where he studied"), not ask for a thing ("… born in which city")
+_CLAUSE_WORDS = {"is", "are", "was", "were", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could",
+                 "will", "would", "may", "might", "also", "not", "never", "still", "first", "the", "a", "an",
+                 "his", "her", "its", "their", "he", "she", "it", "they", "i", "we", "you", "there", "this",
+                 "that", "these", "those"}
+
+
+def _asks_wh(tokens: Sequence[str]) -> bool:
+    """A wh-word of ``tokens`` asks for something ("did X direct which films", "was X born
+    where?"), rather than opening a relative or time clause ("did X study at a university
+    where he taught", "are there winners who were educated at …")."""
+    for i, w in enumerate(tokens):
+        if w not in _WH_WORDS:
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if not nxt or not nxt[0].isalpha():
+            return True  # "… born where?", "… which one, X or Y"
+        if i < 2:
+            return True  # "is what …", "did who …"
+        if nxt in _CLAUSE_WORDS or nxt.endswith("ed"):
+            continue  # "… who was …", "… when LeBron joined …", "… which won …"
+        if w in ("which", "what"):
+            return True  # "… born in which city"
+    return False
 
 
 def listing_question(question: str) -> str:

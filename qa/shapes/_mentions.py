@@ -10,10 +10,11 @@ and IRI.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..steps._retrieval import bracketed_spans, within_brackets
+from ..steps._retrieval import bracketed_spans, respects_brackets
 
 # Linking scores a name written with content words (not only stopwords or relation words)
 # at 0.35 and up; weaker spans are words such as "country" that also name a relation.
@@ -60,9 +61,11 @@ def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
             continue
         taken.append(c.span)
         groups[c.span] = [c]
-    # a question that marks its names in brackets ("did [X] direct [Y]") names only those
+    # brackets say "this is a name" and never "nothing else is": a span inside a bracket or
+    # outside them all is a mention ("Is [X] a comedy?" names the genre too); one across a
+    # bracket's edge is not
     marked = bracketed_spans(question)
-    groups = {span: cs for span, cs in groups.items() if within_brackets(span, marked)}
+    groups = {span: cs for span, cs in groups.items() if respects_brackets(span, marked)}
     mentions = []
     for span in sorted(groups):
         candidates = groups[span]
@@ -70,6 +73,41 @@ def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
         mentions.append(Mention(span, question[span[0]:span[1]], chosen.iri, chosen.label, chosen.description,
                                 tuple(c.iri for c in candidates if c.iri != chosen.iri)))
     return mentions
+
+
+_PLURAL_WORD = re.compile(r"\b[a-z][a-z-]{3,}(?:ies|es|s)\b")
+
+
+def singulars(word: str) -> list[str]:
+    """The singular forms a plural word may have: "comedies" → comedy, "dramas" → drama,
+    "churches" → church."""
+    out = []
+    if word.endswith("ies"):
+        out.append(word[:-3] + "y")
+    if word.endswith("es"):
+        out.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss"):
+        out.append(word[:-1])
+    return out
+
+
+def plural_mentions(index, question: str, mentions: Sequence[Mention]) -> list[Mention]:
+    """Entities named by a plural the question writes in lower case ("which comedies did X
+    direct": the genre Comedy), where no mention covers the word; the store decides, by an
+    exact name. They are what a question's answers may be constrained by, not options."""
+    taken = [m.span for m in mentions]
+    out = []
+    for m in _PLURAL_WORD.finditer(question):
+        span = (m.start(), m.end())
+        if any(span[0] < end and start < span[1] for start, end in taken):
+            continue
+        for form in singulars(m.group()):
+            found = [c for c in index.link(form, k=3, vectors=False) if c.match in ("exact", "label", "alias")]
+            if found:
+                best = found[0]
+                out.append(Mention(span, m.group(), best.iri, best.label, best.description))
+                break
+    return out
 
 
 def choose_namesake(index, question: str, span: tuple[int, int], candidates: Sequence):
@@ -95,4 +133,4 @@ def without_mentions(question: str, mentions: Sequence[Mention]) -> str:
     return " ".join("".join(out).split())
 
 
-__all__ = ["Mention", "question_mentions", "choose_namesake", "without_mentions", "STRONG_MENTION"]
+__all__ = ["Mention", "question_mentions", "plural_mentions", "choose_namesake", "without_mentions", "STRONG_MENTION"]

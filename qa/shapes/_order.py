@@ -142,7 +142,11 @@ def answer_superlative(store, index, question: str, shape: QuestionShape, chain:
         return chain
     attrs = [entity_attributes(store, iri, timeout_s=timeout_s) for iri in iris]
     found, reps = measures(attrs, coverage=SUPERLATIVE_COVERAGE)
-    asked = f"{shape.cue} {shape.phrase}".strip()
+    # a measure on which every option ties cannot pick one ("borders the fewest countries"
+    # is not answered by a relation each of them holds once)
+    kept = [i for i, m in enumerate(found) if _discriminates(m, attrs, shape)]
+    found, reps = [found[i] for i in kept], [reps[i] for i in kept]
+    asked = " ".join(w for w in (_verb_before(question, shape.cue), shape.cue, shape.phrase) if w)
     measure, ranked = pick_measure(index.embed, asked, found, reps, temporal=shape.temporal)
     if measure is None:
         run.record("superlative", asked=asked, measures=0)
@@ -165,10 +169,36 @@ def answer_superlative(store, index, question: str, shape: QuestionShape, chain:
     return result
 
 
+def _discriminates(measure: Measure, attrs: Sequence[dict], shape: QuestionShape) -> bool:
+    """Whether the options' values under ``measure`` are not all the same."""
+    direction = shape.direction(dates=measure.dates)
+    values = {measure.of(a.get(measure.key), direction) for a in attrs} - {None}
+    return len(values) > 1
+
+
+_NOT_VERBS = {"the", "a", "an", "which", "what", "who", "is", "are", "was", "were", "has", "have", "had", "of",
+              "in", "with", "its", "their", "his", "her", "did", "does", "do"}
+
+
+def _verb_before(question: str, cue: str | None) -> str:
+    """The content word just before the superlative ("borders" in "which country borders
+    the fewest countries"): what the counted or ordered relation does."""
+    if not cue:
+        return ""
+    words = [w.strip(",;:?!.").lower() for w in question.split()]
+    first = cue.split()[0]
+    if first not in words:
+        return ""
+    before = [w for w in words[:words.index(first)] if w and w not in _NOT_VERBS]
+    return before[-1] if before else ""
+
+
 def _measure_text(question: str, shape: QuestionShape, mentions: Sequence[Mention]) -> str:
     """The words naming what is compared, without the options' names; the whole question
     without them when the comparative names nothing ("is India larger than Nepal")."""
-    names = {w.lower() for m in mentions for w in m.text.split()}
+    # the options' names; a common word that names an entity ("countries") is what is compared
+    named = [m for m in mentions if m.written_as_name] or list(mentions)
+    names = {w.lower() for m in named for w in m.text.split()}
     phrase = " ".join(w for w in shape.phrase.split() if w not in names)
     return phrase or without_mentions(question, mentions)
 

@@ -92,6 +92,9 @@ class Answer:
     shape: str | None = None
     # the entities the question was read as naming (label, description, IRI): which namesake was meant
     meant: list[dict[str, Any]] = field(default_factory=list)
+    # what became of each constraint the question writes ("before 1980", "comedies"):
+    # applied along a relation, or not applied and why (qa.steps._query_graph.Grounded)
+    constraints: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -107,6 +110,7 @@ class Answer:
             "parametric": self.parametric,
             "query": self.query,
             "values": list(self.values), "shape": self.shape, "meant": list(self.meant),
+            "constraints": list(self.constraints),
             "evidence": [e.to_dict() for e in self.evidence],
             "seconds": round(self.seconds, 3), "tokens": self.tokens.to_dict(),
         }

@@ -172,13 +172,52 @@ def within_brackets(span: tuple[int, int], marked: Sequence[tuple[int, int]]) ->
     return not marked or any(start <= span[0] and span[1] <= end for start, end in marked)
 
 
+def respects_brackets(span: tuple[int, int], marked: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``span`` lies inside one marked name or outside all of them: a bracket is a
+    name's boundary, so a span that crosses one ("[Big] Fish") is no name the question writes."""
+    return all(span[1] <= start or end <= span[0] or (start <= span[0] and span[1] <= end)
+               for start, end in marked)
+
+
+def written_as_name(question: str, span: tuple[int, int]) -> bool:
+    """Whether the words at ``span`` are written as a name: with a capital (not only the
+    capital English gives the question's first word) or a digit."""
+    raw = question[span[0]:span[1]]
+    if span[0] == len(question) - len(question.lstrip()):
+        raw = raw[1:]
+    return any(c.isupper() or c.isdigit() for c in raw)
+
+
+def names_written(question: str, span: tuple[int, int], marked: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``span`` is a name the question writes. Brackets say "this is a name"; they
+    never mean "nothing else is": "Does Tom Hanks appear in [Big]?" names Tom Hanks. Outside
+    the brackets of a question that marks some, only words written as names count, so
+    "who starred together with [X]" does not name the film *Together*."""
+    if not marked:
+        return True
+    if within_brackets(span, marked):
+        return True
+    return respects_brackets(span, marked) and written_as_name(question, span)
+
+
 def question_entities(index, question: str, k: int = 5):
     """Entity mentions in ``question`` matched by name (``indexer.Candidate`` with a
-    ``span``), best first. A question that marks its names in brackets names only those:
-    "who starred together with [X]" does not name the film *Together*."""
+    ``span``), best first: every name it writes (:func:`names_written`), bracketed or not."""
     marked = bracketed_spans(question)
     return [c for c in index.link_question(question, k=k)
-            if c.match in ("exact", "label", "alias") and (not c.span or within_brackets(c.span, marked))]
+            if c.match in ("exact", "label", "alias") and (not c.span or names_written(question, c.span, marked))]
+
+
+def written_names(index, question: str) -> list[str]:
+    """The names a question that marks names in brackets writes: the bracketed ones and
+    those outside written as names (:func:`names_written`); none when it marks none, since
+    then every linked name counts."""
+    marked = bracketed_spans(question)
+    if not marked:
+        return []
+    outside = [question[c.span[0]:c.span[1]] for c in question_entities(index, question, k=20)
+               if c.span and not within_brackets(c.span, marked)]
+    return bracketed_names(question) + list(dict.fromkeys(outside))
 
 
 # A word that starts with a capital (letters, digits, inner apostrophes, dots, hyphens)
@@ -191,20 +230,38 @@ _NOT_NAME_WORDS = frozenset("""a an and at by did do does for from has have in i
 when where which who whom whose why how are be can""".split())
 
 
+# Lower-case words a name may hold between its capitalised words ("Children of Men", "The
+# Lord of the Rings", "Pride and Prejudice", "Leonardo da Vinci")
+_JOINING_WORDS = frozenset("of the and de da del der di du la le van von y".split())
+
+
 def capitalised_runs(question: str) -> list[tuple[int, int]]:
-    """The (start, end) of each run of two or more adjacent capitalised words, such as a
-    person's or a film's name ("Bride Linklater", "The Lord"); the question's first word
-    does not count, since English capitalises it whatever it is."""
+    """The (start, end) of each run of two or more capitalised words, such as a person's
+    or a film's name ("Bride Linklater", "The Lord"), through the lower-case joining words
+    a name may hold ("Children of Men"); the question's first word does not count, since
+    English capitalises it whatever it is."""
     words = [(m.start(), m.end()) for m in re.finditer(r"\S+", question)]
-    runs, current = [], []
+    runs, current, joining = [], [], []
     for i, (start, end) in enumerate(words):
         word = question[start:end].strip(_AROUND_WORD)
         if i > 0 and _CAPITAL_WORD.fullmatch(word):
-            current.append((start, end))
+            current += joining + [(start, end)]
+            joining = []
+            # a comma or other punctuation after a word ends the name ("in Nepal, China")
+            if question[start:end].rstrip(_AROUND_WORD) != question[start:end] and \
+                    question[end - 1] in ",;:?!)":
+                runs, current = _close_run(runs, current), []
             continue
-        if len(current) >= 2:
-            runs.append((current[0][0], current[-1][1]))
-        current = []
+        if current and word in _JOINING_WORDS and question[start:end] == word:
+            joining.append((start, end))
+            continue
+        runs, current, joining = _close_run(runs, current), [], []
+    return _close_run(runs, current)
+
+
+def _close_run(runs: list[tuple[int, int]], current: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``runs`` with ``current`` (capitalised words and the joining words between them)
+    added when it holds two or more words."""
     if len(current) >= 2:
         runs.append((current[0][0], current[-1][1]))
     return runs

@@ -48,7 +48,7 @@ from ...steps._examples import store_examples
 from ...steps._path_grounding import ChainDraft, PathGrounder
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
 from ...steps._result import Answer
-from ...steps._retrieval import bracketed_names
+from ...steps._retrieval import written_names
 from ...steps._retry import generate_checked, parse_or_retry
 from .._base import MethodRun, QAContext, QAMethod
 from ._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
@@ -102,7 +102,7 @@ class PGMRMethod(QAMethod):
         if query is None:
             return self.refuse(question, run, "no_query", "the model wrote no usable query for this question",
                                allow_parametric)
-        named = query.keeping_names(bracketed_names(question))
+        named = query.keeping_names(written_names(index, question))
         if named is not query:
             run.record("names", kept=named.entities(), written=query.entities())
             query = named

@@ -1,0 +1,288 @@
+"""Questions read as query graphs (issue 41): value constraints read from the words, names
+linked with or without brackets (demonyms and names with lower-case words inside), each
+constraint kind and aggregation applied on a chain's answers in a real store, yes/no
+against a constant, and the answer form checked against the question. The chain is given
+(no model); the real-model runs are in test_shapes_llm.py."""
+from __future__ import annotations
+
+import pytest
+
+import kgstore
+from kgstore import Store
+from kgstore.terms import WD, WDT
+from qa import Answer, QAContext, ScriptedLLM
+from qa.methods import MethodRun
+from qa.shapes import answer_in_shape, question_mentions
+from qa.steps._query_graph import answer_form, form_fits, read_value_constraints, without_constraints
+from qa.steps._retrieval import capitalised_runs, names_not_held, question_names_not_held
+
+from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
+
+
+# -- value constraints, from the words alone ------------------------------------------------
+@pytest.mark.parametrize("question, op, low, high, year, unit", [
+    ("Which films did [Ann Lee] direct in 1985?", "=", 1985, None, True, None),
+    ("Which films has Ann Lee directed since 2005?", ">=", 2005, None, True, None),
+    ("What did Ann Lee make before 1980?", "<", 1980, None, True, None),
+    ("Was Douglas Adams born after 1950?", ">", 1950, None, True, None),
+    ("films from Ann Lee between 1990 and 2000", "between", 1990, 2000, True, None),
+    ("What movies did Ann Lee make in the 1990s?", "between", 1990, 1999, True, None),
+    ("Is Mount Everest over 8,000 m tall?", ">", 8000, None, False, "m"),
+    ("Which countries have more than 10 million people?", ">", 10_000_000, None, False, "people"),
+    ("Which rivers are at least 2.5 km long?", ">=", 2.5, None, False, "km"),
+])
+def test_value_constraints_are_read_with_their_operator_and_kind(question, op, low, high, year, unit):
+    [c] = read_value_constraints(question)
+    assert (c.op, c.low, c.high, c.year, c.unit) == (op, low, high, year, unit)
+    assert c.words in question
+
+
+def test_a_count_of_things_and_a_title_s_digits_are_no_value_constraint():
+    assert read_value_constraints("Which actors appeared in more than 3 films?") == []
+    assert read_value_constraints("Who directed [The Class of 1984]?") == []  # a bracketed name is a name
+    # names found by linking are blanked by the caller first
+    assert [c.words for c in read_value_constraints("Who directed [                  ] in 1999?")] == ["in 1999"]
+
+
+def test_the_chain_is_asked_without_its_value_constraints():
+    question = "How many of [Ann Lee]'s films are from before 1980?"
+    assert without_constraints(question, read_value_constraints(question)) == "How many of [Ann Lee]'s films?"
+    question = "Which films did Ann Lee direct in 1985?"
+    assert without_constraints(question, read_value_constraints(question)) == "Which films did Ann Lee direct?"
+
+
+def test_the_answer_form_is_read_from_the_question_and_checked():
+    assert answer_form("Is X a comedy?", "boolean") == "yes_no"
+    assert answer_form("How many films did X direct?", "count") == "number"
+    assert answer_form("When was X released?", "chain") == "value"
+    assert answer_form("Which capital does X have?", "chain") == "entities"
+    number = [{"kind": "number"}]
+    assert form_fits("entities", ["1"], number, counted=True) == "a 'which/who/what' question answered with a count"
+    assert form_fits("number", ["A", "B"], [None, None], counted=False).startswith("a 'how many' question")
+    assert form_fits("yes_no", ["Comedy"], [None], counted=False).startswith("a yes/no question")
+    assert form_fits("entities", ["Lima"], [None], counted=False) is None
+
+
+# -- names, with or without brackets ---------------------------------------------------------
+def test_a_name_run_holds_lower_case_joining_words():
+    question = "Who directed Children of Men?"
+    assert [question[a:b].rstrip("?") for a, b in capitalised_runs(question)] == ["Children of Men"]
+    question = "Who wrote The Lord of the Rings?"
+    assert [question[a:b].rstrip("?") for a, b in capitalised_runs(question)] == ["The Lord of the Rings"]
+    # a store that holds only "Men" does not hold the title: "Children" is not covered
+    question = "Who directed Children of Men?"
+    assert names_not_held(question, [(question.index("Men"), question.index("Men") + 3)]) == ["Children of Men"]
+    assert names_not_held(question, [(13, 28)]) == []
+
+
+@pytest.fixture(scope="module")
+def demo(demo_store):
+    with Store.open(demo_store, read_only=True) as store:
+        context = QAContext(store, ScriptedLLM([]))
+        yield store, context.get_index()
+
+
+def test_names_outside_brackets_are_names_too(demo):
+    _, index = demo
+    # brackets say "this is a name", never "nothing else is"
+    assert question_names_not_held(index, "Is [Mount Everest] in Nepal?") == []
+    assert question_names_not_held(index, "Was Douglas Adams born in [Cambridge]?") == []
+    assert question_names_not_held(index, "Is Santa Barbara in [South America]?") == []
+    mentions = question_mentions(index, "Is [Mount Everest] in Nepal?")
+    assert [m.iri for m in mentions] == [WD + "Q513", WD + "Q837"]
+    # a name the store lacks is still refused, bracketed or not
+    assert question_names_not_held(index, "Is Zorblax Quintana taller than [Mount Everest]?") == ["Zorblax Quintana"]
+
+
+@pytest.mark.parametrize("question, iri", [
+    ("Which Asian country has the largest population?", WD + "Q48"),
+    ("Which South American country borders the fewest countries?", WD + "Q18"),
+    ("Which Andean countries border Peru?", WD + "Q5456"),
+])
+def test_a_demonym_links_to_the_name_it_is_made_from(demo, question, iri):
+    _, index = demo
+    assert question_names_not_held(index, question) == []
+    assert iri in [m.iri for m in question_mentions(index, question)]
+
+
+# -- constraints and aggregations on a chain's answers ---------------------------------------
+HIMALAYAS_COUNTRIES = f"SELECT DISTINCT ?c WHERE {{\n  <{WD}Q5451> <{WDT}P17> ?c .\n}}"
+ANDES_COUNTRIES = f"SELECT DISTINCT ?c WHERE {{\n  <{WD}Q5456> <{WDT}P17> ?c .\n}}"
+
+
+def chain_of(store, query):
+    """A chain method's answer: the query's rows, labelled."""
+    from qa.sandbox import run_sparql
+
+    iris = [r["c"].value for r in run_sparql(store, query).rows]
+    labels = store.labels(iris)
+    return Answer(question="", method="test", answers=[labels[i] for i in iris], answer_iris=iris,
+                  values=[None] * len(iris), query=query)
+
+
+def shaped(demo, question, query):
+    store, index = demo
+    run = MethodRun(ScriptedLLM([]))
+    asked = []
+
+    def chain(text=question):
+        asked.append(text)
+        return chain_of(store, query)
+
+    return answer_in_shape(store, index, question, run, "test", chain), run, asked
+
+
+def test_an_entity_constraint_keeps_the_answers_related_to_it(demo):
+    answer, run, _ = shaped(demo, "Which countries of the Andes border Peru?", ANDES_COUNTRIES)
+    assert set(answer.answer_iris) == {WD + q for q in ("Q736", "Q750", "Q298", "Q739")}
+    [applied] = answer.constraints
+    assert applied["applied"] and applied["entity"] == "Peru" and applied["kept"] == 4 and applied["of"] == 7
+    assert f"<{WDT}P47>" in answer.query and any(e.p == WDT + "P47" for e in answer.evidence)
+    assert [g["relation"] for g in run.trace["query_graph"]["grounded"] if g["constraint"] == "Peru"] == [
+        "shares border with"]
+
+
+def test_a_value_constraint_filters_on_the_value_the_words_name(demo):
+    answer, _, asked = shaped(demo, "Which countries does the Himalayas cover with more than 100 million people?",
+                              HIMALAYAS_COUNTRIES)
+    assert answer.answers == ["India"]
+    assert "100" not in asked[0]
+    [applied] = [c for c in answer.constraints if "value" in c]
+    assert applied["applied"] and applied["relation"] == "population"
+    assert any(e.p == WDT + "P1082" and e.o == "1210854977" for e in answer.evidence)
+
+
+def test_a_count_with_a_constraint_counts_only_what_meets_it(demo):
+    answer, _, asked = shaped(demo, "How many countries of the Andes border Peru?", ANDES_COUNTRIES)
+    assert answer.answers == ["4"] and answer.shape == "count"
+    assert asked[0].lower().startswith("which countries")
+
+
+def test_a_constraint_no_relation_carries_is_reported_not_dropped(demo):
+    answer, _, _ = shaped(demo, "Which countries of the Andes border Mount Everest?", ANDES_COUNTRIES)
+    [dropped] = answer.constraints
+    assert dropped["applied"] is False and dropped["entity"] == "Mount Everest"
+    assert "no answer of the chain is related to Mount Everest" in dropped["why"]
+
+
+def test_a_superlative_over_a_count_picks_one(demo):
+    query = (f"SELECT DISTINCT ?c WHERE {{\n  ?c <{WDT}P30> <{WD}Q18> .\n  ?c <{WDT}P31> <{WD}Q6256> .\n}}")
+    answer, run, _ = shaped(demo, "Which South American country borders the fewest countries?", query)
+    assert answer.answers == ["Venezuela"] and answer.shape == "superlative"
+    assert run.trace["superlative"]["measures"][0]["measure"]["label"] == "shares border with"
+
+
+@pytest.mark.parametrize("question, verdict, relation", [
+    ("Was Douglas Adams born after 1950?", "yes", WDT + "P569"),
+    ("Was Douglas Adams born before 1950?", "no", WDT + "P569"),
+    ("Was Douglas Adams born in 1952?", "yes", WDT + "P569"),
+    ("Did Douglas Adams die before 2000?", "no", WDT + "P570"),
+    ("Is Mount Everest over 8,000 m tall?", "yes", WDT + "P2044"),
+    ("Does Nepal have more than 50 million people?", "no", WDT + "P1082"),
+])
+def test_yes_no_against_a_constant_reads_the_value_the_words_name(demo, question, verdict, relation):
+    answer, _, asked = shaped(demo, question, HIMALAYAS_COUNTRIES)
+    assert asked == []  # no chain
+    assert answer.answers == [verdict] and answer.shape == "boolean"
+    assert {e.p for e in answer.evidence} == {relation}
+
+
+def test_yes_no_against_a_constant_the_store_cannot_judge_is_refused(demo):
+    answer, _, _ = shaped(demo, "Was the Andes formed after 1950?", HIMALAYAS_COUNTRIES)
+    assert answer.refused and answer.refusal.reason == "no_answer"
+
+
+def test_a_which_question_answered_with_a_count_is_refused(demo):
+    store, index = demo
+    run = MethodRun(ScriptedLLM([]))
+    counted = Answer(question="", method="test", answers=["1"], answer_iris=[None],
+                     values=[{"kind": "number", "value": "1"}],
+                     query=f"SELECT (COUNT(DISTINCT ?c) AS ?count) WHERE {{ <{WD}Q956> <{WDT}P1376> ?c }}")
+    answer = answer_in_shape(store, index, "Which country is Beijing the capital of?", run, "test",
+                             lambda *_: counted)
+    assert answer.refused and answer.refusal.reason == "wrong_form"
+    assert run.trace["answer_form"]["expected"] == "entities"
+
+
+def test_a_yes_no_question_never_answers_with_a_value(demo):
+    store, index = demo
+    run = MethodRun(ScriptedLLM([]))
+    value = chain_of(store, ANDES_COUNTRIES)
+    # "Is the Andes a Zorblax?" names one entity; the chain's list is no yes or no
+    answer = answer_in_shape(store, index, "Is the Andes long?", run, "test", lambda *_: value)
+    assert answer.refused and answer.refusal.reason == "wrong_form"
+
+
+# -- a film store: genres and years ----------------------------------------------------------
+FILMS = """Night Harbor|director|Ann Lee
+Night Harbor|genre|Comedy
+Night Harbor|year|1979
+Paper Lanterns|director|Ann Lee
+Paper Lanterns|genre|Drama
+Paper Lanterns|year|1985
+Glass River|director|Ann Lee
+Glass River|genre|Comedy
+Glass River|year|1999
+Quiet Engines|director|Ann Lee
+Quiet Engines|genre|Thriller
+Quiet Engines|year|2007
+Salt Road|director|Bo Park
+Salt Road|genre|Comedy
+Salt Road|year|1999
+"""
+
+
+@pytest.fixture(scope="module")
+def films(tmp_path_factory):
+    from indexer import build_index
+
+    folder = tmp_path_factory.mktemp("films")
+    (folder / "films.txt").write_text(FILMS)
+    with Store.init(folder / "store") as store:
+        kgstore.ingest(store, "tsv", folder / "films.txt")
+        build_index(store, kinds=("entities", "uris", "relations"))
+    with Store.open(folder / "store", read_only=True) as store:
+        yield store, QAContext(store, ScriptedLLM([])).get_index()
+
+
+def film_chain(films, question):
+    store, index = films
+    from qa.steps._retrieval import exact_entities
+
+    [(ann, _)] = exact_entities(index, "Ann Lee", 1)
+    [(director, _)] = [(iri, label) for iri, label in store.labels([r for r in _relations(store)]).items()
+                       if label == "director"]
+    query = f"SELECT DISTINCT ?c WHERE {{\n  ?c <{director}> <{ann}> .\n}}"
+    return shaped(films, question, query)
+
+
+def _relations(store):
+    from qa.sandbox import run_sparql
+
+    return {r["p"].value for r in run_sparql(store, "SELECT DISTINCT ?p WHERE { ?s ?p ?o }").rows}
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Which films did [Ann Lee] direct before 1980?", {"Night Harbor"}),
+    ("Which films did Ann Lee direct since 1999?", {"Glass River", "Quiet Engines"}),
+    ("Which films did [Ann Lee] direct in 1985?", {"Paper Lanterns"}),
+    ("Which films did Ann Lee direct in the 1990s?", {"Glass River"}),
+    ("Which films did [Ann Lee] direct between 1980 and 2000?", {"Paper Lanterns", "Glass River"}),
+])
+def test_year_constraints_on_a_chain(films, question, expected):
+    answer, _, asked = film_chain(films, question)
+    assert set(answer.answers) == expected
+    assert all(c["applied"] and c["relation"] == "year" for c in answer.constraints)
+    assert "19" not in asked[0] and "20" not in asked[0]
+
+
+def test_a_genre_word_constrains_the_answers_with_or_without_brackets(films):
+    for question in ("Which comedies did [Ann Lee] direct?", "Which comedy films did Ann Lee direct?",
+                     "Which of Ann Lee's films are comedies?"):
+        answer, _, _ = film_chain(films, question)
+        assert set(answer.answers) == {"Night Harbor", "Glass River"}, question
+
+
+def test_a_count_with_a_year_constraint(films):
+    answer, _, _ = film_chain(films, "How many of [Ann Lee]'s films are from before 1990?")
+    assert answer.answers == ["2"]
