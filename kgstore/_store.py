@@ -23,7 +23,7 @@ from ._query_guard import UPDATE_KEYWORDS, refused_operation
 from .errors import (KgstoreError, QueryRefusedError, ReadOnlyError, StoreClosedError, StoreError,
                      StoreLockedError, StoreNotFoundError)
 from .records import Triple
-from .terms import shorten
+from .terms import SKOLEM, shorten
 
 LOCK_NAME = ".writer.lock"
 
@@ -95,6 +95,7 @@ class Store:
         self.config = config
         self._lock_fd = _lock_fd
         self._closed = False
+        self._mediators_held: bool | None = None  # read on first use: mediators()
         try:
             self._triples: TripleAccess = open_triples(self.path, config, read_only=read_only)
         except BaseException:
@@ -332,6 +333,27 @@ class Store:
         found = {iri: int(pop or 0) for iri, pop in rows}
         return {iri: found.get(iri, 0) for iri in wanted}
 
+    def mediators(self, iris: Iterable[str]) -> set[str]:
+        """Which of ``iris`` are mediator (CVT) nodes or skolemised blank nodes: nodes that
+        only join facts (a film performance, a statement), never an answer in themselves."""
+        wanted = sorted(set(iris))
+        found = {iri for iri in wanted if iri.startswith(SKOLEM)}
+        rest = [iri for iri in wanted if iri not in found]
+        if rest and self._holds_mediators():
+            with self.catalog.connect() as con:
+                rows = con.execute("SELECT iri FROM entities WHERE list_contains(?, iri) AND is_mediator",
+                                   [rest]).fetchall()
+            found.update(iri for (iri,) in rows)
+        return found
+
+    def _holds_mediators(self) -> bool:
+        """Whether the catalog flags any entity as a mediator (asked once per open store)."""
+        if self._mediators_held is None:
+            with self.catalog.connect() as con:
+                self._mediators_held = con.execute("SELECT 1 FROM entities WHERE is_mediator LIMIT 1").fetchone() \
+                    is not None
+        return self._mediators_held
+
     ENTITY_NAME_COLUMNS = ("iri", "label", "aliases", "description", "popularity", "names_hash")
 
     def entity_names_signature(self) -> str:
@@ -437,10 +459,16 @@ _SPARQL_TOKENS = re.compile(
     r'|(?P<pname>(?<![\w?$])[A-Za-z][\w\-]*:[\w\-][\w\-.]*[\w\-])'
 )
 
+# Anything that could be a prefixed name with a dot in its local part (a cheap test first).
+_DOTTED_NAME = re.compile(r"[A-Za-z][\w\-]*:[\w\-]+\.")
+
 
 def escape_prefixed_dots(sparql: str) -> str:
     """Escape dots inside prefixed local names (``fb:film.film.starring``), which SPARQL
     allows but pyoxigraph 0.5 rejects when there are two or more."""
+    if not _DOTTED_NAME.search(sparql):  # no prefixed name with a dot (most queries): nothing to escape
+        return sparql
+
     def fix(m: re.Match) -> str:
         name = m.group("pname")
         if name is None or name.count(".") == 0:

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("kgstore.cli._ask:ask_cmd", "Answer a question from the store, with evidence (or refuse)."),
     "eval": ("kgstore.cli._eval:eval_cmd", "Score a QA method on a dataset (Hits@1, F1, refusals...)."),
     "serve": ("kgstore.cli._serve:serve_cmd", "Serve the store over HTTP: SPARQL 1.1 Protocol, search, ask."),
+    "mcp": ("kgstore.cli._mcp:mcp_cmd", "Serve the store to AI agents over MCP: SPARQL, search, ask."),
 }
 
 

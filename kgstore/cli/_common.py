@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import ipaddress
 import json
 import sys
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -13,6 +14,24 @@ import click
 from .._store import Store
 
 STORE_ARG = click.argument("store", type=click.Path(file_okay=False, path_type=str), envvar="KGSTORE_PATH")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address to bind) is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def warn_if_exposed(host: str, token: str | None) -> None:
+    """The warning of the commands that serve the store (`kgstore serve`, `kgstore mcp
+    --http`) when they bind beyond loopback without a token."""
+    if not is_loopback(host) and not token:
+        click.echo(f"Warning: serving on {host} without --token: anyone who can reach this address "
+                   "can read the store.", err=True)
 
 
 def format_option(*choices: str, default: str = "table"):

@@ -41,8 +41,8 @@ def load_llm(ctx, store):
     first use. A program embedding the CLI may pass its own as ``obj={"llm": ...}``."""
     from qa.llm import llm_from_config
 
-    if isinstance(ctx.obj, dict) and ctx.obj.get("llm") is not None:
-        return ctx.obj["llm"]
+    if injected_llm(ctx) is not None:
+        return injected_llm(ctx)
     if not is_interactive():
         return llm_from_config(store.config.llm)
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
@@ -52,6 +52,11 @@ def load_llm(ctx, store):
         task = progress.add_task("model", total=None)
         return llm_from_config(store.config.llm,
                                progress=lambda done, total: progress.update(task, completed=done, total=total))
+
+
+def injected_llm(ctx):
+    """The model a program embedding the CLI passed as ``obj={"llm": ...}``, or None."""
+    return ctx.obj.get("llm") if isinstance(ctx.obj, dict) else None
 
 
 def make_method(store, llm, name: str, options: dict):

@@ -1,11 +1,9 @@
 """`kgstore serve`: the store over HTTP (SPARQL 1.1 Protocol, JSON endpoints, a web page)."""
 from __future__ import annotations
 
-import ipaddress
-
 import click
 
-from ._common import STORE_ARG
+from ._common import STORE_ARG, warn_if_exposed
 
 
 @click.command("serve")
@@ -71,18 +69,8 @@ def serve_cmd(store, host, port, token, cors, timeout_s, max_rows, max_body_byte
     except ModuleNotFoundError as exc:
         raise click.ClickException(f"`kgstore serve` needs the serve extra ({exc.name} is missing): "
                                    "pip install 'kgstore[serve]'") from exc
-    if not _is_loopback(host) and not token:
-        click.echo(f"Warning: serving on {host} without --token: anyone who can reach this address "
-                   "can read the store.", err=True)
+    warn_if_exposed(host, token)
     options = ServeOptions(host=host, port=port, token=token, cors_origins=tuple(cors), timeout_s=timeout_s,
                            max_rows=max_rows, max_body_bytes=max_body_bytes, query_workers=query_workers)
     serve(store, options, log_level=log_level, announce=lambda line: click.echo(line, err=True))
 
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

@@ -3,6 +3,7 @@ from ._datasets import DATASETS, Dataset, QAItem, metaqa_question, pathquestion_
     wc2014_line
 from ._gold import gold_from_sparql, gold_notes, label_gold, run_gold_query
 from ._harness import EvalRun, edge_hits, query_iris, rescore, run_eval, score_answer, unscorable_record
+from ._failures import FAILURE_KINDS, failure_counts, failure_kind
 from ._metrics import by_shape, f1, hits_at_1, percentile, summarise
 from ._question_files import FORMATS, detect_format, read_questions_file
 from ._shapes import SHAPES, item_shape, query_shape, read_query
@@ -18,7 +19,7 @@ __all__ = [
     "DATASETS", "Dataset", "QAItem", "read_dataset", "select_items",
     "metaqa_question", "pathquestion_line", "wc2014_line",
     "EvalRun", "run_eval", "score_answer", "rescore", "unscorable_record", "edge_hits", "query_iris",
-    "f1", "hits_at_1", "percentile", "summarise", "by_shape",
+    "f1", "hits_at_1", "percentile", "summarise", "by_shape", "FAILURE_KINDS", "failure_kind", "failure_counts",
     "FORMATS", "detect_format", "read_questions_file",
     "SHAPES", "item_shape", "query_shape", "read_query",
     "TypedValue", "gold_values", "literal_value", "matches", "predicted_values", "sparql_json_values",

@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 from ..steps._grounding import iris_missing_from_store, normalise_label
 from ..steps._result import Answer
 from ._datasets import QAItem
+from ._failures import failure_kind
 from ._metrics import f1, hits_at_1, summarise
 from ._results_log import ResultsLog
 from ._typed import predicted_values, typed_f1, typed_hits_at_1, value_from_dict
@@ -70,13 +71,14 @@ def score_answer(item: QAItem, answer: Answer, *, missing_iris: Sequence[str]) -
         "edge_hits": edge_hits(item.path, answer.query),
         "evidence_size": len(answer.evidence),
         "seconds": round(answer.seconds, 3), "tokens": answer.tokens.to_dict(),
+        "constraints": list(answer.constraints),
     }
     if item.gold_values is not None:
         datatypes = {e.o: e.datatype for e in answer.evidence if e.literal and e.datatype}
         predicted = predicted_values(answer.answers, answer.answer_iris, datatypes, answer.values)
         record["predicted_values"] = [v.to_dict() for v in predicted]
         record = rescore(item, record)
-    return record
+    return {**record, "failure": failure_kind(record)}
 
 
 def rescore(item: QAItem, record: dict) -> dict:
@@ -85,8 +87,9 @@ def rescore(item: QAItem, record: dict) -> dict:
     against the new gold without asking again."""
     predicted = [value_from_dict(v) for v in record.get("predicted_values") or []]
     gold = list(item.gold_values or ())
-    return {**record, "gold": list(item.gold), "gold_values": [v.to_dict() for v in gold], "shape": item.shape,
-            "hits@1": typed_hits_at_1(predicted, gold), "f1": typed_f1(predicted, gold)}
+    scored = {**record, "gold": list(item.gold), "gold_values": [v.to_dict() for v in gold], "shape": item.shape,
+              "hits@1": typed_hits_at_1(predicted, gold), "f1": typed_f1(predicted, gold)}
+    return {**scored, "failure": failure_kind(scored)}
 
 
 def unscorable_record(item: QAItem) -> dict:

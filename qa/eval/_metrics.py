@@ -5,6 +5,7 @@ import math
 from typing import Sequence
 
 from ..steps._grounding import normalise_label
+from ._failures import failure_counts
 
 
 def hits_at_1(answers: Sequence[str], gold: Sequence[str]) -> float:
@@ -45,6 +46,9 @@ def summarise(records: Sequence[dict]) -> dict:
     shapes = by_shape(records)
     if shapes:
         extra["by_shape"] = shapes
+    failures = failure_counts(records)
+    if failures:
+        extra["failures"] = failures
     n = len(records)
     if n == 0:
         return {"questions": 0, **extra}

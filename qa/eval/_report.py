@@ -60,6 +60,12 @@ def markdown_report(runs: Sequence[EvalRun], meta: dict) -> str:
     shape_lines = shape_table(runs)
     if shape_lines:
         lines += ["", "## Per shape", ""] + shape_lines
+    failures = [(r.method, r.summary.get("failures") or {}) for r in runs]
+    if any(f for _, f in failures):
+        # what the next change should target (qa/eval/_failures.py says what each kind means)
+        lines += ["", "## Failures by kind", ""]
+        lines += [f"- {method}: " + ", ".join(f"{kind} {n}" for kind, n in counts.items())
+                  for method, counts in failures if counts]
     lines += ["", "![scores](report.png)", ""]
     return "\n".join(lines)
 

@@ -19,6 +19,7 @@ from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
 from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
                                   read_value_constraints, without_constraints)
 from ..steps._result import Answer, Refusal
+from ..steps._retrieval import AROUND_WORD, capitalised_runs, literal_names
 from ._boolean import answer_boolean, yes_no_answer
 from ._count import count_answer, counted_query, is_one_number
 from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_names, without_superlative
@@ -38,11 +39,14 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
     the question's."""
     # the shape's words must be the question's own, not a title's ("The Fastest Gun Alive")
     mentions = question_mentions(index, question)
+    # a number the store also holds as a name (a film called "2010") is a constant after a
+    # comparison word ("before 2010"): only a name written in brackets stays a name
+    values = read_value_constraints(without_names(question, [m.span for m in mentions if not _bare_number(m)]))
+    mentions = [m for m in mentions if not any(c.span[0] < m.span[1] and m.span[0] < c.span[1] for c in values)]
     spans = [m.span for m in mentions]
     shape = detect_shape(question, spans)
     run.record("shape", **shape.to_dict())
-    graph = QueryGraph(question, answer_form(question, shape.kind, shape.yes_no),
-                       constraints=read_value_constraints(without_names(question, spans)))
+    graph = QueryGraph(question, answer_form(question, shape.kind, shape.yes_no), constraints=values)
     graph.aggregation = {"count": "count", "superlative": "argmax" if shape.kind == "superlative" and
                          shape.direction(dates=False) == "max" else "argmin"}.get(shape.kind)
     answer = _answer_shape(store, index, question, shape, mentions, graph, run, method, chain, timeout_s)
@@ -66,7 +70,8 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
         answer = chain(asked)
         answer.question = question
         nouns = plural_mentions(index, question, mentions)
-        graph.constraints = values + entity_constraints(mentions + nouns, answer)
+        graph.constraints = values + entity_constraints(mentions + nouns, answer) + \
+            literal_constraints(store, question, mentions)
         return apply_constraints(store, index, answer, graph, run, timeout_s=timeout_s)
 
     if values and mentions and (shape.kind == "boolean" or (shape.kind == "comparison" and shape.yes_no)):
@@ -106,12 +111,36 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
     return constrained()
 
 
+# Common nouns that say what kind of thing is asked for, not which: "which films", "what
+# people". A store may hold an entity so named (a tag "film"), which would cut the answers.
+GENERIC_NOUNS = frozenset("""film films movie movies picture pictures flick flicks show shows people person persons
+human humans thing things one ones work works item items entity entities title titles name names place places
+kind kinds type types sort sorts answer answers""".split())
+
+
+def literal_constraints(store, question: str, mentions: list[Mention]) -> list[EntityConstraint]:
+    """Names the question writes that no entity bears but the store holds as literal values
+    ("Indiana Jones", a character on a film performance): each constrains the answers
+    through the node that holds it."""
+    covered = [m.span for m in mentions]
+    runs = [(a, b) for a, b in capitalised_runs(question)
+            if not any(a < end and start < b for start, end in covered)]
+    names = {question[a:b].strip(AROUND_WORD): (a, b) for a, b in runs}
+    return [EntityConstraint("", name, name, names[name], True, literal=term)
+            for name, term in literal_names(store, list(names)).items()]
+
+
+def _bare_number(mention: Mention) -> bool:
+    return mention.text.replace(",", "").replace(".", "").isdigit()
+
+
 def entity_constraints(mentions: list[Mention], chain: Answer) -> list[EntityConstraint]:
     """The entities the question names that the chain's query does not run through: each
-    constrains the answers ("comedies", "Asian", "starring Y")."""
+    constrains the answers ("comedies", "Asian", "starring Y"); a generic noun written in
+    lower case ("films") does not."""
     query = chain.query or ""
     return [EntityConstraint(m.iri, m.label, m.text, m.span, m.written_as_name) for m in mentions
-            if f"<{m.iri}>" not in query]
+            if f"<{m.iri}>" not in query and (m.written_as_name or m.text.lower() not in GENERIC_NOUNS)]
 
 
 def answer_against_constant(store, index, question: str, mentions: list[Mention], values: list[ValueConstraint],

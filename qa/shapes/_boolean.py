@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ..steps._result import Answer, Evidence, Refusal
 from ._attributes import Attribute, entity_attributes, rank_attributes, value_roles
-from ._mentions import Mention, without_mentions
+from ._mentions import Mention, other_forms, without_mentions
 
 # How much better another relation must fit the question than the joining one to say no
 OTHER_RELATION_MARGIN = 0.15
@@ -79,6 +79,15 @@ def answer_boolean(store, index, question: str, mentions: list[Mention], method:
     attributes = entity_attributes(store, subject.iri, timeout_s=timeout_s)
     checks = [check_value(store, index.embed, subject, v, asked, attributes, timeout_s=timeout_s)
               for v in values]
+    for i, check in enumerate(checks):
+        if check.verdict is False:
+            # "is X a sports movie": the tag "sports" is not X's, the genre "Sport" may be;
+            # a "no" stands only when no other form of the name joins the subject
+            for other in other_forms(index, check.value):
+                again = check_value(store, index.embed, subject, other, asked, attributes, timeout_s=timeout_s)
+                if again.verdict:
+                    checks[i] = again
+                    break
     # a common word that also names an entity ("the cast of", "a film") is not a value to
     # check when a name the question writes as one is judged
     if any(c.verdict is not None for c in checks):

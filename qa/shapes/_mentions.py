@@ -110,6 +110,24 @@ def plural_mentions(index, question: str, mentions: Sequence[Mention]) -> list[M
     return out
 
 
+def other_forms(index, mention: Mention) -> list[Mention]:
+    """Entities named by the other number of ``mention``'s last word ("sports" → Sport,
+    "comedy" → Comedies), by an exact name: a store may hold a genre and a tag that
+    differ by a plural."""
+    words = mention.text.split()
+    if not words:
+        return []
+    last = words[-1]
+    forms = singulars(last.lower()) + [last + "s"]
+    out = []
+    for form in forms:
+        name = " ".join(words[:-1] + [form])
+        for c in index.link(name, k=3, vectors=False):
+            if c.match in ("exact", "label", "alias") and c.iri != mention.iri and c.iri not in {m.iri for m in out}:
+                out.append(Mention(mention.span, mention.text, c.iri, c.label, c.description))
+    return out
+
+
 def choose_namesake(index, question: str, span: tuple[int, int], candidates: Sequence):
     """Among entities sharing the name at ``span``, the one whose "label, description"
     reads closest to the rest of the question, popularity breaking near ties."""
@@ -133,4 +151,4 @@ def without_mentions(question: str, mentions: Sequence[Mention]) -> str:
     return " ".join("".join(out).split())
 
 
-__all__ = ["Mention", "question_mentions", "plural_mentions", "choose_namesake", "without_mentions", "STRONG_MENTION"]
+__all__ = ["Mention", "question_mentions", "plural_mentions", "other_forms", "choose_namesake", "without_mentions", "STRONG_MENTION"]

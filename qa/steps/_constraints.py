@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+import pyoxigraph as ox
+
 from kgstore.errors import QueryError, UnsafeQueryError
 
 from ..sandbox import run_sparql
@@ -38,6 +40,8 @@ VALUE_COVERAGE = 0.3
 # How much coverage counts against the encoder's fit when ranking value relations
 COVERAGE_WEIGHT = 0.3
 MAX_RELATIONS = 40
+# the numbers a year stored as a plain number may be
+YEARS = (1000, 2100)
 # the refusal of a list none of whose answers meets the constraints: a count of it is 0
 NONE_MEETS = "none_meets"
 EVIDENCE = 20
@@ -79,16 +83,16 @@ def apply_constraints(store, index, chain: Answer, graph: QueryGraph, run, *, ti
     if chain.refused or not graph.constraints:
         return chain
     read = chain_body(chain.query)
-    if read is None or not any(chain.answer_iris):
-        graph.grounded = [Grounded(c, False, why="the chain's answer is not a list of entities to constrain")
+    if read is None or not chain.answers:
+        graph.grounded = [Grounded(c, False, why="the chain's answer is not a list to constrain")
                           for c in graph.constraints]
         return _with_record(chain, graph, run)
     var, body = read
     extra: list[str] = []
-    facts: list[Evidence] = []
-    total = len({i for i in chain.answer_iris if i})
+    keys = [_answer_key(chain, i) for i in range(len(chain.answers))]
+    total = len(set(keys))
     for constraint in graph.constraints:
-        if isinstance(constraint, EntityConstraint) and f"<{constraint.iri}>" in body:
+        if isinstance(constraint, EntityConstraint) and constraint.term in body:
             continue  # the chain runs through it already
         current = body + "\n  " + "\n  ".join(extra)
         if isinstance(constraint, EntityConstraint):
@@ -113,7 +117,7 @@ def apply_constraints(store, index, chain: Answer, graph: QueryGraph, run, *, ti
     rows = _rows(store, f"SELECT DISTINCT * WHERE {{\n  {where}\n}}", timeout_s, max_rows=5000)
     kept = {r[var[1:]].value for r in rows if var[1:] in r}
     facts = _constraint_facts(store, rows, var, graph)
-    keep = [i for i, iri in enumerate(chain.answer_iris) if iri in kept]
+    keep = [i for i, key in enumerate(keys) if key in kept]
     out = Answer(question=chain.question, method=chain.method,
                  answers=[chain.answers[i] for i in keep], answer_iris=[chain.answer_iris[i] for i in keep],
                  evidence=([e for e in chain.evidence if e.s in kept or e.o in kept] + facts)[:EVIDENCE * 2],
@@ -126,6 +130,7 @@ def apply_constraints(store, index, chain: Answer, graph: QueryGraph, run, *, ti
 
 
 _IRI = re.compile(r"<([^<>\s]+)>")
+_VAR = re.compile(r"\?\w+")
 
 
 def _names_a_chain_relation(store, body: str, c: EntityConstraint) -> str | None:
@@ -148,6 +153,14 @@ def _stem(word: str) -> str:
     return word
 
 
+def _answer_key(answer: Answer, i: int) -> str:
+    """The term of answer ``i`` as the query's rows give it: an IRI, or a literal's lexical form."""
+    if i < len(answer.answer_iris) and answer.answer_iris[i]:
+        return answer.answer_iris[i]
+    value = answer.values[i] if i < len(answer.values) else None
+    return (value or {}).get("lexical") or answer.answers[i]
+
+
 def _with_record(answer: Answer, graph: QueryGraph, run) -> Answer:
     run.record("constraints", **graph.to_dict())
     answer.constraints = [g.to_dict() for g in graph.shown]
@@ -156,31 +169,39 @@ def _with_record(answer: Answer, graph: QueryGraph, run) -> Answer:
 
 def _ground_entity(store, index, var: str, body: str, c: EntityConstraint, question: str, total: int,
                    timeout_s: float):
-    counts: list[tuple[int, str, bool]] = []
-    for backward in (False, True):
-        triple = f"<{c.iri}> ?r {var} ." if backward else f"{var} ?r <{c.iri}> ."
-        for row in _rows(store, f"SELECT ?r (COUNT(DISTINCT {var}) AS ?n) WHERE {{\n  {body}\n  {triple}\n}} "
-                                f"GROUP BY ?r", timeout_s, MAX_RELATIONS):
-            if "r" in row and "n" in row:
-                counts.append((int(float(row["n"].value)), row["r"].value, backward))
+    """The relation that joins the most answers to ``c``'s entity (or literal name), from
+    the answer itself or, through a mediator, from a node of the chain ("which character did
+    X play in F": the performance that holds the character has X as its actor)."""
+    counts: list[tuple[int, str, bool, str]] = []
+    for node in [var] + [v for v in dict.fromkeys(_VAR.findall(body)) if v != var]:
+        for backward in ((False,) if c.literal else (False, True)):
+            triple = f"{c.term} ?r {node} ." if backward else f"{node} ?r {c.term} ."
+            for row in _rows(store, f"SELECT ?r (COUNT(DISTINCT {var}) AS ?n) WHERE {{\n  {body}\n  {triple}\n}} "
+                                    f"GROUP BY ?r", timeout_s, MAX_RELATIONS):
+                if "r" in row and "n" in row:
+                    counts.append((int(float(row["n"].value)), row["r"].value, backward, node))
+        if counts:
+            break  # the answer's own relations first; a mediator's only when it has none
     if not counts:
         return Grounded(c, False, why=f"no answer of the chain is related to {c.label} in the store"), None
-    labels = store_labels(store, [r for _, r, _ in counts])
-    fits = similarities(index, question, [labels.get(r) or r for _, r, _ in counts])
+    labels = store_labels(store, [r for _, r, _, _ in counts])
+    fits = similarities(index, question, [labels.get(r) or r for _, r, _, _ in counts])
     best = max(range(len(counts)), key=lambda i: (counts[i][0], fits[i]))
-    n, relation, backward = counts[best]
-    triple = f"<{c.iri}> <{relation}> {var} ." if backward else f"{var} <{relation}> <{c.iri}> ."
+    n, relation, backward, node = counts[best]
+    triple = f"{c.term} <{relation}> {node} ." if backward else f"{node} <{relation}> {c.term} ."
     return Grounded(c, True, relation, labels.get(relation), backward, n, total), [triple]
 
 
 def _ground_value(store, index, var: str, body: str, c: ValueConstraint, question: str, total: int,
                   timeout_s: float):
-    rows = _rows(store, f"SELECT ?r (COUNT(DISTINCT {var}) AS ?n) (SAMPLE(DATATYPE(?v)) AS ?t) WHERE {{\n  {body}\n"
-                        f"  {var} ?r ?v . FILTER(isLiteral(?v))\n}} GROUP BY ?r", timeout_s, MAX_RELATIONS)
+    rows = _rows(store, f"SELECT ?r (COUNT(DISTINCT {var}) AS ?n) (SAMPLE(DATATYPE(?v)) AS ?t) (MIN(?v) AS ?lo) "
+                        f"(MAX(?v) AS ?hi) WHERE {{\n  {body}\n  {var} ?r ?v . FILTER(isLiteral(?v))\n}} GROUP BY ?r",
+                 timeout_s, MAX_RELATIONS)
     options = []
     for row in rows:
         datatype = row["t"].value if "t" in row else None
-        if "r" in row and value_expression("?v", datatype, c.year) is not None:
+        if "r" in row and value_expression("?v", datatype, c.year) is not None and \
+                (not c.year or datatype in _DATES or _years(row.get("lo"), row.get("hi"))):
             options.append((row["r"].value, int(float(row["n"].value)), datatype))
     options = [o for o in options if o[1] >= max(1, VALUE_COVERAGE * total)] or options
     if not options:
@@ -218,12 +239,12 @@ def _constraint_facts(store, rows: list[dict], var: str, graph: QueryGraph) -> l
             x = row.get(var[1:])
             if x is None:
                 continue
-            if isinstance(g.constraint, EntityConstraint):
+            if isinstance(g.constraint, EntityConstraint) and not g.constraint.literal and isinstance(x, ox.NamedNode):
                 s, o = (g.constraint.iri, x.value) if g.backward else (x.value, g.constraint.iri)
                 facts.append((s, g.relation, o))
             else:
                 value = next((v for k, v in row.items() if k.startswith("value")), None)
-                if value is not None:
+                if value is not None and isinstance(x, ox.NamedNode):
                     facts.append((x.value, g.relation, value))
     iris = {s for s, _, _ in facts} | {p for _, p, _ in facts} | {o for *_, o in facts if isinstance(o, str)}
     labels = store_labels(store, iris)
@@ -251,7 +272,8 @@ def check_value(store, index, subject_iri: str, subject_label: str, c: ValueCons
     for row in rows:
         v = row["v"]
         datatype = v.datatype.value if getattr(v, "datatype", None) else None
-        if value_expression("?v", datatype, c.year) is not None:
+        if value_expression("?v", datatype, c.year) is not None and \
+                (not c.year or datatype in _DATES or _years(v, v)):
             options.setdefault(row["r"].value, []).append(v)
     if not options:
         kind = "date or year" if c.year else "number"
@@ -266,6 +288,16 @@ def check_value(store, index, subject_iri: str, subject_label: str, c: ValueCons
     facts = [Evidence(s=subject_iri, p=best, o=v.value, s_label=subject_label, p_label=labels.get(best),
                       literal=True, datatype=v.datatype.value if v.datatype else None) for v in values[:5]]
     return verdict, facts, labels.get(best) or best
+
+
+def _years(low, high) -> bool:
+    """Whether numbers from ``low`` to ``high`` read as years: a year compared with a
+    number relation needs one that holds years (a release year, not a vote count)."""
+    try:
+        lo, hi = float(low.value), float(high.value)
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return YEARS[0] <= lo <= hi <= YEARS[1] and lo.is_integer() and hi.is_integer()
 
 
 def _as_number(literal, year: bool) -> float | None:

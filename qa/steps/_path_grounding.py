@@ -267,6 +267,8 @@ class PathGrounder:
         # every row's label is read anyway (answer_terms labels them all), and reading the
         # paths needs them all: kept, not read again
         terms = sb.answer_terms(self.store, built, rows, limit=len(rows)) if rows else []
+        if rows and not terms:
+            rows = []  # it ends on mediators only: a path one hop longer reads what they hold
         return PathRun(path, score, built, rows, error, terms)
 
 

@@ -97,9 +97,18 @@ class EntityConstraint:
     words: str
     span: tuple[int, int] = (0, 0)
     written_as_name: bool = False
+    # a name the store holds as a literal value, not an entity (a character on a film
+    # performance): its SPARQL term, ``"Indiana Jones"@en``
+    literal: str | None = None
+
+    @property
+    def term(self) -> str:
+        """The constraint's SPARQL term: the entity's IRI, or the literal."""
+        return self.literal or f"<{self.iri}>"
 
     def to_dict(self) -> dict:
-        return {"iri": self.iri, "label": self.label, "words": self.words}
+        return {"iri": self.iri, "label": self.label, "words": self.words,
+                **({"literal": self.literal} if self.literal else {})}
 
 
 @dataclass(frozen=True)

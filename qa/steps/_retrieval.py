@@ -223,7 +223,7 @@ def written_names(index, question: str) -> list[str]:
 # A word that starts with a capital (letters, digits, inner apostrophes, dots, hyphens)
 _CAPITAL_WORD = re.compile(r"[A-Z][\w'’.&-]*")
 # Punctuation around a word that is not part of it ("[Bride", "Linklater?")
-_AROUND_WORD = "\"“”()[],;:?!"
+AROUND_WORD = "\"“”()[],;:?!"
 # Words a capitalised run may hold that are not the name itself: the question's own first
 # word ("Who", "Is"), articles and joining words ("The Queen" named "Queen")
 _NOT_NAME_WORDS = frozenset("""a an and at by did do does for from has have in is of on or the to was were what
@@ -243,12 +243,12 @@ def capitalised_runs(question: str) -> list[tuple[int, int]]:
     words = [(m.start(), m.end()) for m in re.finditer(r"\S+", question)]
     runs, current, joining = [], [], []
     for i, (start, end) in enumerate(words):
-        word = question[start:end].strip(_AROUND_WORD)
+        word = question[start:end].strip(AROUND_WORD)
         if i > 0 and _CAPITAL_WORD.fullmatch(word):
             current += joining + [(start, end)]
             joining = []
             # a comma or other punctuation after a word ends the name ("in Nepal, China")
-            if question[start:end].rstrip(_AROUND_WORD) != question[start:end] and \
+            if question[start:end].rstrip(AROUND_WORD) != question[start:end] and \
                     question[end - 1] in ",;:?!)":
                 runs, current = _close_run(runs, current), []
             continue
@@ -283,12 +283,39 @@ def names_not_held(question: str, spans: Sequence[tuple[int, int]]) -> list[str]
             first = start + word.start()
             if core and core.lower() not in _NOT_NAME_WORDS and \
                     not all(i in covered for i in range(first, first + len(core))):
-                out.append(question[start:end].strip(_AROUND_WORD))
+                out.append(question[start:end].strip(AROUND_WORD))
                 break
     return out
 
 
 def question_names_not_held(index, question: str) -> list[str]:
     """:func:`names_not_held` with the spans of the store names the linker finds in
-    ``question`` (by name only: a nearest neighbour is not the name)."""
-    return names_not_held(question, [c.span for c in question_entities(index, question, k=20) if c.span])
+    ``question`` (by name only: a nearest neighbour is not the name); a name the store holds
+    as a literal value (a character on a film performance) is held too."""
+    absent = names_not_held(question, [c.span for c in question_entities(index, question, k=20) if c.span])
+    if not absent:
+        return []
+    held = literal_names(index.store, absent)
+    return [name for name in absent if name not in held]
+
+
+def literal_names(store, names: Sequence[str]) -> dict[str, str]:
+    """Which of ``names`` the store holds as a literal value, as a string or in one of its
+    languages: each with its SPARQL term (``"Indiana Jones"@en``). Exact terms only, so
+    each is an index lookup, not a scan."""
+    from ..sandbox import run_sparql
+    from kgstore.errors import QueryError, UnsafeQueryError
+
+    out = {}
+    for name in dict.fromkeys(names):
+        text = name.strip().replace("\\", "\\\\").replace('"', '\\"')
+        if not text:
+            continue
+        for term in [f'"{text}"'] + [f'"{text}"@{lang}' for lang in store.config.languages]:
+            try:
+                if run_sparql(store, f"ASK {{ ?s ?p {term} }}", timeout_s=2.0).boolean:
+                    out[name] = term
+                    break
+            except (QueryError, UnsafeQueryError):
+                break
+    return out

@@ -91,6 +91,10 @@ def answer_terms(store, query: BuiltQuery, rows: list[dict], *, limit: int) -> l
     values = list(dict.fromkeys(r[var] for r in rows if var in r))
     # each IRI is a term of its own, so no more than the first ``limit`` are ever labelled
     # (a path into a hub returns thousands of rows)
+    # a mediator (a film performance, a statement node) or a blank node is never an answer:
+    # the chain walks through it to the value it holds
+    joining = store.mediators(v.value for v in values if isinstance(v, ox.NamedNode))
+    values = [v for v in values if not (isinstance(v, ox.NamedNode) and v.value in joining)]
     labels = store_labels(store, [v.value for v in values if isinstance(v, ox.NamedNode)][:limit])
     terms: dict[StoreTerm, None] = {}
     for v in values:

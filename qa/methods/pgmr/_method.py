@@ -48,7 +48,7 @@ from ...steps._examples import store_examples
 from ...steps._path_grounding import ChainDraft, PathGrounder
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
 from ...steps._result import Answer
-from ...steps._retrieval import written_names
+from ...steps._retrieval import exact_entities, literal_names, written_names
 from ...steps._retry import generate_checked, parse_or_retry
 from .._base import MethodRun, QAContext, QAMethod
 from ._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
@@ -106,6 +106,13 @@ class PGMRMethod(QAMethod):
         if named is not query:
             run.record("names", kept=named.entities(), written=query.entities())
             query = named
+        literal = literal_names(self.store, [n for n in query.entities() if not exact_entities(index, n, 1)])
+        if literal:
+            # a name the store holds as a value, not an entity ("[ENT: Indiana Jones]", a
+            # character on a performance node): the chain runs without it, and the question's
+            # constraint step ties the answers to it
+            run.record("names", literal=list(literal))
+            query = query.keeping_names([n for n in query.entities() if n not in literal])
         if query.tail and detect_shape(question).kind == "chain":
             # the question asks for no superlative (the shapes read it as a chain, and ask a
             # superlative's chain without its ORDER BY): an ORDER BY … LIMIT the model wrote

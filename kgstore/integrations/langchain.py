@@ -1,0 +1,61 @@
+"""A LangChain retriever over a kgstore store (needs ``pip install 'kgstore[langchain]'``).
+
+    from kgstore.integrations.langchain import KgstoreRetriever
+
+    retriever = KgstoreRetriever("./mystore")                      # ask mode: the evidence facts
+    docs = retriever.invoke("Which countries does the Andes cover?")
+    docs[0].page_content        # 'Andes | country | Ecuador'
+    docs[0].metadata            # subject/relation/object ids and labels, score, query, answers, refused
+
+    KgstoreRetriever("./mystore", mode="search", k=5).invoke("mountains in Nepal")   # the triple index
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+try:
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+except ModuleNotFoundError as exc:
+    missing = (exc.name or "").split(".")[0]
+    raise ModuleNotFoundError(f"kgstore.integrations.langchain needs the langchain extra ({missing} is missing): "
+                              "pip install 'kgstore[langchain]'", name=exc.name) from exc
+from pydantic import PrivateAttr
+
+from .._store import Store
+from ._source import KgstoreSource
+
+
+class KgstoreRetriever(BaseRetriever):
+    """Documents from a kgstore store. ``mode="ask"`` (default): a QA method answers the
+    query and the facts its answer rests on come back, one Document each (none when it
+    refuses for want of facts); ``mode="search"``: the ``k`` nearest entries of the
+    ``kind`` index (``triples`` by default). ``store`` is a path (opened read-only;
+    :meth:`close` closes it) or an open :class:`kgstore.Store`. See
+    :class:`kgstore.integrations.KgstoreSource` for ``method``, ``options`` and ``llm``."""
+
+    store: Any
+    mode: Literal["ask", "search"] = "ask"
+    k: int = 10
+    method: str | None = None
+    kind: str = "triples"
+    options: dict[str, Any] = {}
+    llm: Any = None
+    _source: KgstoreSource = PrivateAttr()
+
+    def __init__(self, store: str | os.PathLike | Store, **options: Any):
+        super().__init__(store=store, **options)
+        self._source = KgstoreSource(self.store, mode=self.mode, k=self.k, method=self.method, kind=self.kind,
+                                     llm=self.llm, options=self.options)
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return [Document(page_content=r.text, metadata=r.metadata, id=r.key) for r in self._source.records(query)]
+
+    def close(self) -> None:
+        """Close the store when it was opened from a path."""
+        self._source.close()
+
+
+__all__ = ["KgstoreRetriever"]
