@@ -286,3 +286,120 @@ def test_a_genre_word_constrains_the_answers_with_or_without_brackets(films):
 def test_a_count_with_a_year_constraint(films):
     answer, _, _ = film_chain(films, "How many of [Ann Lee]'s films are from before 1990?")
     assert answer.answers == ["2"]
+
+
+def test_a_genre_word_picks_the_namesake_that_joins_the_answers(films_with_tags):
+    # the store holds a tag "comedy" on one film and the genre "Comedy" on two
+    answer, run, asked = film_chain(films_with_tags, "Which comedies did Ann Lee direct?")
+    assert set(answer.answers) == {"Night Harbor", "Glass River"}
+    answer, run, asked = film_chain(films_with_tags, "What comedy films did Ann Lee direct?")
+    assert set(answer.answers) == {"Night Harbor", "Glass River"}
+    assert asked == ["What films did Ann Lee direct?"]  # the chain is asked without its modifier
+
+
+@pytest.fixture(scope="module")
+def films_with_tags(tmp_path_factory):
+    from indexer import build_index
+
+    folder = tmp_path_factory.mktemp("films_tags")
+    (folder / "films.txt").write_text(FILMS + "Paper Lanterns|tag|comedy\nSalt Road|tag|comedy\n")
+    with Store.init(folder / "store") as store:
+        kgstore.ingest(store, "tsv", folder / "films.txt")
+        build_index(store, kinds=("entities", "uris", "relations"))
+    with Store.open(folder / "store", read_only=True) as store:
+        yield store, QAContext(store, ScriptedLLM([])).get_index()
+
+
+# -- mediators: a film's performances hold the actor and the character (a string) ----------
+PERFORMANCES = """</en/raiders> <name> "Raiders of the Lost Ark" .
+</en/raiders> <type> </film/film> .
+</en/temple> <name> "Temple of Doom" .
+</en/temple> <type> </film/film> .
+</en/star_wars> <name> "Star Wars" .
+</en/star_wars> <type> </film/film> .
+</en/harrison_ford> <name> "Harrison Ford" .
+</en/harrison_ford> <type> </people/person> .
+</en/karen_allen> <name> "Karen Allen" .
+</en/karen_allen> <type> </people/person> .
+</en/raiders> </film/film/starring> _:p1 .
+_:p1 </film/performance/actor> </en/harrison_ford> .
+_:p1 </film/performance/character> "Indiana Jones" .
+</en/raiders> </film/film/starring> _:p2 .
+_:p2 </film/performance/actor> </en/karen_allen> .
+_:p2 </film/performance/character> "Marion Ravenwood" .
+</en/temple> </film/film/starring> _:p3 .
+_:p3 </film/performance/actor> </en/harrison_ford> .
+_:p3 </film/performance/character> "Indiana Jones" .
+</en/star_wars> </film/film/starring> _:p4 .
+_:p4 </film/performance/actor> </en/harrison_ford> .
+_:p4 </film/performance/character> "Han Solo" .
+"""
+FB = "http://rdf.freebase.com/ns/"
+
+
+@pytest.fixture(scope="module")
+def performances(tmp_path_factory):
+    from indexer import build_index
+
+    folder = tmp_path_factory.mktemp("performances")
+    (folder / "movies.nq").write_text(PERFORMANCES)
+    with Store.init(folder / "store") as store:
+        kgstore.ingest(store, "freebase", folder / "movies.nq")
+        build_index(store, kinds=("entities", "uris", "relations"))
+    with Store.open(folder / "store", read_only=True) as store:
+        yield store, QAContext(store, ScriptedLLM([])).get_index()
+
+
+def chain_rows(store, query, var):
+    """A chain method's answer to ``query``: its ``var`` terms, entities labelled, literals as values."""
+    from qa.sandbox import run_sparql
+    from qa.steps._sparql_build import BuiltQuery, answer_terms
+
+    rows = run_sparql(store, query).rows
+    terms = answer_terms(store, BuiltQuery("?" + var, []), rows, limit=100)
+    return Answer(question="", method="test", answers=[t.label for t in terms], answer_iris=[t.iri for t in terms],
+                  values=[t.value.to_dict() if t.value else None for t in terms], query=query)
+
+
+def mediated(performances, question, query, var):
+    store, index = performances
+    run = MethodRun(ScriptedLLM([]))
+    answer = answer_in_shape(store, index, question, run, "test", lambda *_: chain_rows(store, query, var))
+    return answer, run
+
+
+def test_a_mediator_is_never_an_answer(performances):
+    store, _ = performances
+    answer = chain_rows(store, f"SELECT DISTINCT ?m WHERE {{ <{FB}en.raiders> <{FB}film.film.starring> ?m }}", "m")
+    assert answer.answers == []
+
+
+def test_a_constraint_on_the_mediator_picks_the_character(performances):
+    query = (f"SELECT DISTINCT ?c WHERE {{\n  <{FB}en.raiders> <{FB}film.film.starring> ?m .\n"
+             f"  ?m <{FB}film.performance.character> ?c .\n}}")
+    answer, run = mediated(performances, "Which character did Harrison Ford play in Raiders of the Lost Ark?",
+                           query, "c")
+    assert answer.answers == ["Indiana Jones"]
+    [applied] = [g for g in run.trace["query_graph"]["grounded"] if g["applied"]]
+    assert applied["entity"] == "Harrison Ford" and applied["relation"] == "film.performance.actor" or \
+        applied["relation"].endswith("actor")
+
+
+def test_a_name_held_as_a_value_is_a_constraint_not_a_refusal(performances):
+    store, index = performances
+    question = "Who played Indiana Jones in Raiders of the Lost Ark?"
+    assert question_names_not_held(index, question) == []
+    assert question_names_not_held(index, "Who played Zorro Quintana in Raiders of the Lost Ark?") == [
+        "Zorro Quintana"]
+    query = (f"SELECT DISTINCT ?a WHERE {{\n  <{FB}en.raiders> <{FB}film.film.starring> ?m .\n"
+             f"  ?m <{FB}film.performance.actor> ?a .\n}}")
+    answer, _ = mediated(performances, question, query, "a")
+    assert answer.answers == ["Harrison Ford"]
+    assert answer.constraints[0]["constraint"] == "Indiana Jones" and answer.constraints[0]["applied"]
+
+
+def test_a_count_through_mediators(performances):
+    query = (f"SELECT DISTINCT ?f WHERE {{\n  ?f <{FB}film.film.starring> ?m .\n"
+             f"  ?m <{FB}film.performance.actor> <{FB}en.harrison_ford> .\n}}")
+    answer, _ = mediated(performances, "In how many films did Harrison Ford play Indiana Jones?", query, "f")
+    assert answer.answers == ["2"]

@@ -13,13 +13,14 @@ namesake it means, come from :mod:`._mentions`; entities' facts grouped by relat
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
 from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
                                   read_value_constraints, without_constraints)
 from ..steps._result import Answer, Refusal
-from ..steps._retrieval import AROUND_WORD, capitalised_runs, literal_names
+from ..steps._retrieval import AROUND_WORD, capitalised_runs, literal_names, store_labels
 from ._boolean import answer_boolean, yes_no_answer
 from ._count import count_answer, counted_query, is_one_number
 from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_names, without_superlative
@@ -64,13 +65,15 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
         """The chain asked without its value constraints, then constrained by them and by
         the entities the question names beside the chain's own."""
         asked = text or question
+        nouns = plural_mentions(index, question, mentions)
         if values:
             asked = without_constraints(asked, values)
+        asked = without_modifiers(asked, mentions)  # a plural ("comedies") is a head noun, not a modifier
+        if asked != (text or question):
             run.record("shape", constrained_chain_question=asked)
         answer = chain(asked)
         answer.question = question
-        nouns = plural_mentions(index, question, mentions)
-        graph.constraints = values + entity_constraints(mentions + nouns, answer) + \
+        graph.constraints = values + entity_constraints(store, mentions + nouns, answer) + \
             literal_constraints(store, question, mentions)
         return apply_constraints(store, index, answer, graph, run, timeout_s=timeout_s)
 
@@ -134,13 +137,36 @@ def _bare_number(mention: Mention) -> bool:
     return mention.text.replace(",", "").replace(".", "").isdigit()
 
 
-def entity_constraints(mentions: list[Mention], chain: Answer) -> list[EntityConstraint]:
+def entity_constraints(store, mentions: list[Mention], chain: Answer) -> list[EntityConstraint]:
     """The entities the question names that the chain's query does not run through: each
     constrains the answers ("comedies", "Asian", "starring Y"); a generic noun written in
-    lower case ("films") does not."""
+    lower case ("films") does not. A name several entities bear keeps them all as namesakes."""
     query = chain.query or ""
-    return [EntityConstraint(m.iri, m.label, m.text, m.span, m.written_as_name) for m in mentions
-            if f"<{m.iri}>" not in query and (m.written_as_name or m.text.lower() not in GENERIC_NOUNS)]
+    kept = [m for m in mentions if f"<{m.iri}>" not in query and not any(f"<{n}>" in query for n in m.namesakes)
+            and (m.written_as_name or m.text.lower() not in GENERIC_NOUNS)]
+    labels = store_labels(store, [n for m in kept for n in m.namesakes])
+    return [EntityConstraint(m.iri, m.label, m.text, m.span, m.written_as_name,
+                             namesakes=tuple((n, labels.get(n, n)) for n in m.namesakes)) for m in kept]
+
+
+def without_modifiers(text: str, mentions: list[Mention]) -> str:
+    """``text`` without the common words that modify the noun after them ("what crime
+    films has X acted in" → "what films has X acted in"): the chain is asked without them,
+    and they constrain its answers after. Found by their words, so ``text`` may be the
+    question reworded ("how many crime films …" asked as "which crime films …")."""
+    for m in mentions:
+        if m.written_as_name:
+            continue
+        found = re.search(rf"\b{re.escape(m.text)}\b(?=\s+([a-z][a-z-]*))", text, re.I)
+        following = found.group(1).lower() if found else ""
+        # the noun it modifies: not a function word, not a verb form ("bordering", "directed")
+        if found and following not in _FUNCTION_WORDS and not following.endswith(("ing", "ed")):
+            text = text[:found.start()] + text[found.end():]
+    return " ".join(text.split())
+
+
+_FUNCTION_WORDS = frozenset("""a an the of in on at by for to with from and or but is are was were be been has have
+had do does did that which who whom whose what when where why how than as""".split())
 
 
 def answer_against_constant(store, index, question: str, mentions: list[Mention], values: list[ValueConstraint],

@@ -105,7 +105,8 @@ def plural_mentions(index, question: str, mentions: Sequence[Mention]) -> list[M
             found = [c for c in index.link(form, k=3, vectors=False) if c.match in ("exact", "label", "alias")]
             if found:
                 best = found[0]
-                out.append(Mention(span, m.group(), best.iri, best.label, best.description))
+                out.append(Mention(span, m.group(), best.iri, best.label, best.description,
+                                   tuple(c.iri for c in found[1:])))
                 break
     return out
 

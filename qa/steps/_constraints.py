@@ -18,6 +18,7 @@ a count counts only what meets the constraints and a superlative orders only tho
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Sequence
 
 import pyoxigraph as ox
@@ -101,8 +102,11 @@ def apply_constraints(store, index, chain: Answer, graph: QueryGraph, run, *, ti
                 # "the capitals of …" along `capital`: the word names the chain, not a restriction
                 graph.grounded.append(Grounded(constraint, False, why=f"names the chain's relation {named!r}"))
                 continue
-            grounded, pattern = _ground_entity(store, index, var, current, constraint, graph.question, total,
-                                               timeout_s)
+            grounded, pattern = max(
+                (_ground_entity(store, index, var, current, c, graph.question, total, timeout_s)
+                 for c in [constraint] + [replace(constraint, iri=iri, label=label, namesakes=())
+                                          for iri, label in constraint.namesakes]),
+                key=lambda found: found[0].kept or 0)
         else:
             grounded, pattern = _ground_value(store, index, var, current, constraint, graph.question, total,
                                               timeout_s)

@@ -100,6 +100,9 @@ class EntityConstraint:
     # a name the store holds as a literal value, not an entity (a character on a film
     # performance): its SPARQL term, ``"Indiana Jones"@en``
     literal: str | None = None
+    # other entities the same words name (a tag "comedy" beside the genre "Comedy"): the
+    # one that joins the most answers is the one meant
+    namesakes: tuple[tuple[str, str], ...] = ()
 
     @property
     def term(self) -> str:
@@ -238,8 +241,12 @@ def without_constraints(question: str, constraints: Sequence[ValueConstraint]) -
     """``question`` without the words of its value constraints, as the chain they filter:
     "which films did X direct before 1980" → "which films did X direct"."""
     text = question
-    for c in sorted(constraints, key=lambda c: -c.span[0]):
-        text = text[:c.span[0]] + text[c.span[1]:]
+    for c in constraints:
+        # by the words, not the span: the text may be the question reworded around them
+        # ("how many films …" asked as "which films …")
+        at = text.lower().find(c.words.lower()) if c.words else -1
+        if at >= 0:
+            text = text[:at] + text[at + len(c.words):]
     text = " ".join(text.split())
     text = re.sub(r"\s+([?.!,])", r"\1", text)
     for _ in range(2):
