@@ -13,7 +13,9 @@ from ._malloc import limit_malloc_arenas
 from ._registry import LOADERS, loader_for
 from ._store import Edge, EntityView, Fact, Store, escape_prefixed_dots
 from ._query_guard import keywords as query_keywords, refused_operation, too_deeply_nested
-from ._bounded_query import BoundedResult, QueryPool, run_bounded, run_bounded_async
+from ._literal_text import date_text, literal_text
+from ._bounded_query import (BoundedResult, QueryPool, WrittenResult, run_bounded, run_bounded_async, write_bounded,
+                             write_bounded_async)
 from .config import (EndpointCapabilities, EndpointConfig, GraphConfig, IndexConfig, LLMConfig, SparqlConfig,
                      StoreConfig)
 from ._triples import OxigraphTriples, TripleAccess
@@ -46,8 +48,10 @@ def __getattr__(name: str):
 __all__ = [
     "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
     "limit_malloc_arenas",
-    "LOADERS", "loader_for", "refused_operation", "too_deeply_nested", "query_keywords", "escape_prefixed_dots", "run_bounded",
-    "run_bounded_async", "BoundedResult", "QueryPool", "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig",
+    "LOADERS", "loader_for", "refused_operation", "too_deeply_nested", "query_keywords", "escape_prefixed_dots", "date_text",
+    "literal_text", "run_bounded",
+    "run_bounded_async", "write_bounded", "write_bounded_async", "BoundedResult", "WrittenResult", "QueryPool",
+    "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig",
     "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
     "KgstoreError", "StoreError", "DiskFullError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",

@@ -23,6 +23,11 @@ _TOKENS = re.compile(
 )
 
 
+# A query none of whose letters spell a refused word anywhere (strings and IRIs included)
+# cannot hold one as a keyword: most queries skip the tokenising then.
+_MAYBE_REFUSED = re.compile("|".join(sorted({"SERVICE", "LOAD", *UPDATE_KEYWORDS})), re.IGNORECASE)
+
+
 def keywords(sparql: str) -> list[tuple[str, int]]:
     """The bare words of ``sparql`` (upper-cased) with their offsets, outside strings,
     IRIs, comments, variables and prefixed names."""
@@ -35,7 +40,7 @@ def refused_operation(sparql: str, *, allow_service: bool = False,
 
     ``SERVICE`` (federation) is refused unless ``allow_service``; ``LOAD`` always; update
     operations unless ``allow_update`` (a writable rdflib Dataset)."""
-    for word, offset in keywords(sparql):
+    for word, offset in (keywords(sparql) if _MAYBE_REFUSED.search(sparql) else ()):
         if word == "SERVICE" and not allow_service:
             return ("SERVICE (federated query) is refused: a query may not reach the network; "
                     "set [sparql] allow_service = true in kgstore.toml to allow it", offset)
@@ -52,6 +57,8 @@ def refused_operation(sparql: str, *, allow_service: bool = False,
 def too_deeply_nested(text: str, limit: int) -> int | None:
     """The offset of the first bracket nested deeper than ``limit``, or None. Brackets in
     strings and IRIs count too: over-counting can only refuse text nobody writes."""
+    if text.count("(") + text.count("{") + text.count("[") <= limit:  # cannot nest deeper than it opens
+        return None
     depth = 0
     for offset, ch in enumerate(text):
         if ch in "({[":

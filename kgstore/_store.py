@@ -75,6 +75,7 @@ class EntityView:
             "relation_id": f.relation_id or shorten(f.relation_iri, prefixes),
             "value": f.value if f.value_is_literal else (f.value_label or shorten(f.value, prefixes)),
             "value_iri": None if f.value_is_literal else f.value,
+            "datatype": f.datatype if f.value_is_literal else None,  # tables write dates by it (literal_text)
         } for f in self.facts]
         return {"iri": self.iri, "id": self.id, "label": self.label, "description": self.description,
                 "aliases": self.aliases, "popularity": self.popularity, "is_mediator": self.is_mediator,

@@ -194,3 +194,141 @@ def test_async_variant_answers_and_times_out(store, pool):
 
     assert asyncio.run(both()).boolean is True
     assert run_bounded(store, "ASK { ?s ?p ?o }", timeout_s=5, max_rows=1, pool=pool).boolean is True
+
+
+# -- write_bounded: the document written in the worker (what the server sends) -----------------------
+JSON_FMT, XML_FMT, CSV_FMT, TSV_FMT = (ox.QueryResultsFormat.JSON, ox.QueryResultsFormat.XML,
+                                       ox.QueryResultsFormat.CSV, ox.QueryResultsFormat.TSV)
+RESULTS_FORMATS = (JSON_FMT, XML_FMT, CSV_FMT, TSV_FMT)
+
+
+def _always(fmt):
+    return lambda kind: fmt
+
+
+@pytest.mark.parametrize("fmt", RESULTS_FORMATS, ids=lambda f: f.file_extension)
+@pytest.mark.parametrize("max_rows", [0, 1, N - 1, N, N + 1, 10_000])
+def test_written_document_is_run_bounded_serialized_at_every_cap(store, pool, fmt, max_rows):
+    """Straight from the live result or the long way, the document and the cap are those
+    of run_bounded: a budget of bytes too small for max_rows + 1 rows decides which."""
+    query = "SELECT ?s ?o WHERE { ?s <http://example.org/p> ?o } ORDER BY ?s"
+    written = kgstore.write_bounded(store, query, _always(fmt), timeout_s=10, max_rows=max_rows, pool=pool)
+    kept = run_bounded(store, query, timeout_s=10, max_rows=max_rows, pool=pool)
+    assert (written.kind, written.format, written.truncated) == ("solutions", fmt, kept.truncated)
+    assert written.body == kept.serialize(fmt)
+    assert written.truncated == (max_rows < N)
+
+
+def test_written_ask_construct_and_every_term_kind(store, pool):
+    ask = kgstore.write_bounded(store, "ASK { ?s ?p ?o }", _always(JSON_FMT), timeout_s=10, max_rows=1, pool=pool)
+    assert json.loads(ask.body) == {"head": {}, "boolean": True} and ask.kind == "boolean"
+    query = ("SELECT ?s ?name ?age WHERE { ?s <http://example.org/p> ?o "
+             "OPTIONAL { ?s <http://example.org/name> ?name } OPTIONAL { ?s <http://example.org/age> ?age } } "
+             "ORDER BY ?s")
+    for fmt in RESULTS_FORMATS:  # byte for byte pyoxigraph's own writing of the live result
+        written = kgstore.write_bounded(store, query, _always(fmt), timeout_s=10, max_rows=1000, pool=pool)
+        assert written.body == store.query(query).serialize(format=fmt), fmt
+    construct = "CONSTRUCT { ?s <http://example.org/q> ?o } WHERE { ?s <http://example.org/p> ?o }"
+    graph = kgstore.write_bounded(store, construct, _always(ox.RdfFormat.TURTLE), timeout_s=10, max_rows=5,
+                                  prefixes={"ex": EX}, pool=pool)
+    assert graph.kind == "graph" and graph.truncated and graph.body.count(b"ex:q") == 5
+    assert b"@prefix ex: <http://example.org/>" in graph.body
+
+
+def test_no_format_for_the_kind_writes_nothing(store, pool):
+    written = kgstore.write_bounded(store, "ASK {}", lambda kind: None, timeout_s=10, max_rows=1, pool=pool)
+    assert (written.kind, written.format, written.body) == ("boolean", None, None)
+
+
+def test_a_result_past_the_byte_budget_goes_the_long_way(store, pool, monkeypatch):
+    import kgstore._bounded_query as bounded
+
+    monkeypatch.setattr(bounded, "DIRECT_WRITE_MAX_BYTES", 100)  # under one document of this query
+    query = "SELECT ?s ?o WHERE { ?s <http://example.org/p> ?o } ORDER BY ?s"
+    written = kgstore.write_bounded(store, query, _always(JSON_FMT), timeout_s=10, max_rows=10_000, pool=pool)
+    assert written.body == store.query(query).serialize(format=JSON_FMT) and not written.truncated
+
+
+def test_written_query_past_its_limit_times_out_and_frees_the_worker(store, pool):
+    started = time.monotonic()
+    with pytest.raises(QueryTimeoutError):
+        kgstore.write_bounded(store, CROSS, _always(JSON_FMT), timeout_s=0.2, max_rows=10**9, pool=pool)
+    assert time.monotonic() - started < 2.0
+    ok = kgstore.write_bounded(store, "ASK { ?s ?p ?o }", _always(JSON_FMT), timeout_s=5, max_rows=1, pool=pool)
+    assert json.loads(ok.body)["boolean"] is True
+
+
+def test_write_bounded_async_answers_refuses_and_times_out(store, pool):
+    import asyncio
+
+    async def all_three():
+        ok = await kgstore.write_bounded_async(store, "ASK { ?s ?p ?o }", _always(TSV_FMT), timeout_s=5,
+                                               max_rows=1, pool=pool)
+        with pytest.raises(QueryRefusedError):
+            await kgstore.write_bounded_async(store, "LOAD <http://example.org/x>", _always(TSV_FMT), timeout_s=5,
+                                              max_rows=1, pool=pool)
+        with pytest.raises(QueryTimeoutError):
+            await kgstore.write_bounded_async(store, CROSS, _always(JSON_FMT), timeout_s=0.2, max_rows=10**9,
+                                              pool=pool)
+        return ok
+
+    assert b"true" in asyncio.run(all_three()).body
+
+
+# -- the pool --------------------------------------------------------------------------------------------
+def test_pool_runs_calls_for_threads_and_loops_and_shuts_down():
+    import asyncio
+
+    pool = QueryPool(workers=1)
+    release = threading.Event()
+    blocker = pool.submit(release.wait, 10)
+    queued = pool.submit(lambda: "never")
+    assert queued.cancel()  # still waiting behind the blocker: cancelled, it never runs
+    release.set()
+    assert blocker.result(timeout=5) is True
+
+    async def on_a_loop():
+        assert await pool.submit_async(lambda x: x * 2, 21) == 42
+        with pytest.raises(ZeroDivisionError):
+            await pool.submit_async(lambda: 1 / 0)
+
+    asyncio.run(on_a_loop())
+    pool.shutdown()
+    with pytest.raises(RuntimeError, match="shut down"):
+        pool.submit(lambda: None)
+    deadline = time.monotonic() + 5
+    while any(t.is_alive() for t in pool._threads) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(t.is_alive() for t in pool._threads)
+
+
+# -- the guard's shortcuts ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("query", [
+    "SELECT * WHERE { ?s ?p ?o }",
+    "select * where { service <http://x/> { ?s ?p ?o } }",
+    "SELECT * WHERE { ?s <http://x/load> ?o }",  # the word only inside an IRI
+    'SELECT * WHERE { ?s ?p "insert here" }',
+    "SELECT * WHERE { ?service ?p ex:drop }",
+    "CLEAR ALL",
+    "# a comment that says DELETE\nSELECT * WHERE { ?s ?p ?o }",
+    "SELECT * WHERE { " + "{ " * 300 + "}" * 300 + " }",  # too deep
+    "SELECT * WHERE { " + "{ " * 100 + "}" * 100 + " FILTER(((((?x)))))}",
+])
+def test_refused_operation_shortcuts_agree_with_the_full_scan(query):
+    from kgstore._query_guard import MAX_NESTING, keywords, refused_operation, too_deeply_nested
+
+    def full_scan(text):
+        depth, deepest = 0, None
+        for offset, ch in enumerate(text):
+            if ch in "({[":
+                depth += 1
+                if depth > MAX_NESTING and deepest is None:
+                    deepest = offset
+            elif ch in ")}]":
+                depth = max(0, depth - 1)
+        return deepest
+
+    assert too_deeply_nested(query, MAX_NESTING) == full_scan(query)
+    refused = refused_operation(query)
+    words = [w for w, _ in keywords(query) if w in {"SERVICE", "LOAD", "CLEAR", "DELETE", "INSERT", "DROP"}]
+    assert (refused is not None) == bool(words or full_scan(query) is not None)

@@ -350,6 +350,37 @@ def test_cli_serve_starts_answers_and_stops(store_path, tmp_path):
     assert "Traceback" not in err
 
 
+def test_cli_serve_with_two_workers_answers_reloads_everywhere_and_stops(store_path):
+    code = "import sys; from kgstore.cli import main; sys.argv[0] = 'kgstore'; main()"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-c", code, "serve", str(store_path), "--port", str(port),
+                             "--workers", "2", "--log-level", "warning"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{url}/health", timeout=2).raise_for_status()
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+                time.sleep(0.2)
+        assert httpx.get(f"{url}/sparql", params={"query": ASK_ANDES}).json()["boolean"] is True
+        assert httpx.post(f"{url}/reload", timeout=30).json()["snapshot"] == 1
+        # Each request a new connection: the two processes take them in turn, and both serve
+        # the reloaded snapshot.
+        assert {httpx.get(f"{url}/health").json()["snapshot"] for _ in range(20)} == {1}
+        assert {httpx.get(f"{url}/stats").json()["snapshot"] for _ in range(10)} == {1}
+    finally:
+        proc.send_signal(__import__("signal").SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert "2 worker processes" in err and "Traceback" not in err
+    assert proc.returncode == 0
+
+
 def test_cli_serve_on_a_missing_store_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(main, ["serve", str(tmp_path / "nope")])
     assert result.exit_code == 3 and "no kgstore store at" in result.output

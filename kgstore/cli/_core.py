@@ -8,6 +8,7 @@ import sys
 import click
 
 from .._ingest import IngestProgress, ingest
+from .._literal_text import literal_text
 from .._malloc import limit_malloc_arenas
 from .._registry import LOADERS
 from .._store import Store
@@ -245,11 +246,13 @@ def sparql_cmd(ctx, store, query, fmt):
             click.echo(f"{t.subject} {t.predicate} {t.object} .")
         return
     columns = [v.value for v in result.variables]
-    rows = [{c: _term_text(sol[c], st) for c in columns} for sol in result]
+    rows = [{c: _term_text(sol[c], st, fmt) for c in columns} for sol in result]
     emit_rows(rows, columns, fmt)
 
 
-def _term_text(term, store: Store) -> str | None:
+def _term_text(term, store: Store, fmt: str) -> str | None:
+    """A cell: IRIs with the store's prefixes; literals as they are, but a date in the
+    table as people read it (``1952-03-11``; CSV, for programs, keeps the lexical form)."""
     import pyoxigraph as ox
 
     from ..terms import shorten
@@ -257,7 +260,7 @@ def _term_text(term, store: Store) -> str | None:
     if term is None:
         return None
     if isinstance(term, ox.Literal):
-        return term.value
+        return literal_text(term.value, term.datatype.value) if fmt == "table" else term.value
     if isinstance(term, ox.NamedNode):
         return shorten(term.value, store.config.prefixes)
     return str(term)
@@ -291,7 +294,8 @@ def entity_cmd(ctx, store, ref, limit, fmt):
         click.echo(f"  also known as: {', '.join(view.aliases)}")
     click.echo(f"  {len(view.facts)} outgoing facts shown, {view.incoming} incoming")
     if facts:
-        emit_rows(facts, ["relation", "relation_id", "value"], "table")
+        rows = [{**f, "value": literal_text(f["value"], f["datatype"])} for f in facts]  # dates as people read them
+        emit_rows(rows, ["relation", "relation_id", "value"], "table")
 
 
 @click.command("rejects")

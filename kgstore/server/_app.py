@@ -4,7 +4,7 @@ cannot do (/search, /link, /entity/{id}, /ask, /ask/methods, /ask/queue, /prefix
 and the web page on / (see ``_pages``).
 
 Blocking work never runs on the event loop: SPARQL goes to the query pool
-(:func:`kgstore.run_bounded_async`), catalog and index lookups to a thread one at a
+(:func:`kgstore.write_bounded_async`: the worker runs the query and writes the document), catalog and index lookups to a thread one at a
 time, and /ask to a thread one question at a time (requests queue for the model).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from .._bounded_query import run_bounded_async
+from .._bounded_query import write_bounded_async
 from ..errors import (EndpointError, KgstoreError, LLMUnavailableError, QueryError, QueryRefusedError,
                       QueryTimeoutError, QAError, StoreClosedError, StoreLockedError, VectorIndexError)
 from ._ask_queue import MAX_TICKET_CHARS
@@ -34,11 +34,10 @@ from ._entity_detail import entity_detail
 from ._openapi import ENTITY_LIMIT_DEFAULT, ENTITY_LIMIT_MAX, INCOMING_MAX, K_MAX, openapi_document
 from ._pages import is_page_path, page_routes
 from ._protocol import ProtocolError, choose_format, offered_media_types, parse_request
-from ._state import BadRequest, ServeOptions, ServerState
+from ._state import BadRequest, Generation, ServeOptions, ServerState
 
 TRUNCATED_HEADER = "X-Kgstore-Truncated"
 MAX_ROWS_HEADER = "X-Kgstore-Max-Rows"
-INLINE_ROWS = 200  # results up to this size are written on the event loop itself
 KINDS = ("entities", "relations", "uris", "statements", "triples")  # = indexer.KINDS, without importing torch
 
 # Status for each error of kgstore.errors (the most specific class listed wins).
@@ -51,10 +50,12 @@ _STATUS: list[tuple[type[Exception], int]] = [
 ]
 
 
-def create_app(store_path: str | os.PathLike, options: ServeOptions | None = None, *, llm=None) -> Starlette:
+def create_app(store_path: str | os.PathLike, options: ServeOptions | None = None, *, llm=None,
+               generation: Generation | None = None) -> Starlette:
     """The app serving the store at ``store_path``. ``llm`` replaces the store's configured
-    model for /ask (tests pass a ``qa.ScriptedLLM``)."""
-    state = ServerState(store_path, options or ServeOptions(), llm=llm)
+    model for /ask (tests pass a ``qa.ScriptedLLM``); ``generation`` is shared by the
+    worker processes of one server (``serve`` makes it)."""
+    state = ServerState(store_path, options or ServeOptions(), llm=llm, generation=generation)
     routes = [
         Route("/sparql", _sparql, methods=["GET", "POST"]),
         # The paths of `oxigraph serve`, so clients configured for it work here too.
@@ -102,31 +103,29 @@ def _status_of(exc: Exception) -> int:
 # -- SPARQL ------------------------------------------------------------------------------------
 async def _sparql(request: Request) -> Response:
     state = _state(request)
+    accept = request.headers.get("accept")
     try:
         body = await request.body() if request.method == "POST" else b""
         parsed = parse_request(request.method, request.headers.get("content-type"),
                                _multi(request.query_params.multi_items()), body)
-        result = await run_bounded_async(state.snapshot.lookup, parsed.query, timeout_s=state.timeout_s,
-                                         max_rows=state.max_rows, default_graph=parsed.default_graphs,
-                                         named_graphs=parsed.named_graphs, pool=state.pool)
+        snapshot = state.snapshot
+        # The worker runs the query and writes the document: the loop only sends it.
+        written = await write_bounded_async(snapshot.lookup, parsed.query, lambda kind: choose_format(accept, kind),
+                                            timeout_s=state.timeout_s, max_rows=state.max_rows,
+                                            default_graph=parsed.default_graphs, named_graphs=parsed.named_graphs,
+                                            prefixes=snapshot.lookup.config.prefixes, pool=state.pool)
     except ProtocolError as exc:
         return PlainTextResponse(exc.message + "\n", status_code=exc.status)
     except (QueryError, StoreClosedError, EndpointError) as exc:
         return PlainTextResponse(str(exc) + "\n", status_code=_status_of(exc))
-    fmt = choose_format(request.headers.get("accept"), result.kind)
-    if fmt is None:
+    if written.format is None:
         return PlainTextResponse(f"none of the accepted media types can be written for this query; "
-                                 f"offered: {', '.join(offered_media_types(result.kind))}\n", status_code=406)
-    prefixes = state.snapshot.lookup.config.prefixes if result.kind == "graph" else None
-    if len(result) <= INLINE_ROWS:  # well under a millisecond: a thread hop would cost more
-        body = result.serialize(fmt, prefixes=prefixes)
-    else:
-        body = await anyio.to_thread.run_sync(lambda: result.serialize(fmt, prefixes=prefixes))
+                                 f"offered: {', '.join(offered_media_types(written.kind))}\n", status_code=406)
     headers = {"Vary": "Accept"}
-    if result.truncated:
+    if written.truncated:
         headers[TRUNCATED_HEADER] = "true"
         headers[MAX_ROWS_HEADER] = str(state.max_rows)
-    return Response(body, media_type=fmt.media_type, headers=headers)
+    return Response(written.body, media_type=written.format.media_type, headers=headers)
 
 
 async def _update(request: Request) -> Response:

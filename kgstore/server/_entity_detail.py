@@ -64,6 +64,7 @@ def _qualifiers_by_fact(store, iri: str, prefixes: dict[str, str]) -> dict[tuple
             "relation_id": qid,
             "value": (labels.get(value.value) or shorten(value.value, prefixes)) if is_iri else value.value,
             "value_iri": value.value if is_iri else None,
+            "datatype": value.datatype.value if type(value).__name__ == "Literal" else None,
         })
     return out
 

@@ -311,7 +311,11 @@ def _components(kinds: tuple[str, ...]) -> dict:
     nullable_string = {"type": "string", "nullable": True}
     count = {"type": "integer", "minimum": 0}
     fact = {"type": "object", "required": ["relation", "relation_id", "value", "value_iri"],
-            "properties": {"relation": string, "relation_id": string, "value": string, "value_iri": nullable_string}}
+            "properties": {"relation": string, "relation_id": string, "value": string, "value_iri": nullable_string,
+                           "datatype": {"type": "string", "nullable": True,
+                                        "description": "a literal value's datatype IRI (its value is the "
+                                                       "lexical form: 1952-03-11T00:00:00Z); null for an "
+                                                       "entity"}}}
     return {
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
                                        "description": "only when the server was started with --token"}},

@@ -3,7 +3,9 @@ model it loads once.
 
 The snapshot is the store opened read-only when the server started (or at the last
 ``POST /reload``): a reader sees the data as it was when it opened, so `kgstore ingest`
-can write meanwhile and the server picks the new data up on reload.
+can write meanwhile and the server picks the new data up on reload. With several worker
+processes (``ServeOptions.workers``) they share a :class:`Generation` counter: a reload
+in one bumps it, and each other worker opens the store again on its next request.
 
 Two read-only handles share a snapshot because the DuckDB catalog must not be used from
 two threads at once: ``lookup`` serves SPARQL (pyoxigraph, any number of threads) and,
@@ -36,6 +38,7 @@ class ServeOptions:
     max_rows: int | None = None
     max_body_bytes: int = 1_000_000
     query_workers: int = 4  # threads that run SPARQL; runaway queries occupy at most these
+    workers: int = 1  # processes answering on the port (`serve` only; see kgstore.server._run)
 
 
 @dataclass
@@ -47,13 +50,37 @@ class Snapshot:
     generation: int = 0
 
 
+class Generation:
+    """The snapshot generation the worker processes of one server share: a number in
+    shared memory, made before the workers start (they inherit it)."""
+
+    def __init__(self):
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")  # what uvicorn starts its workers with
+        self._value = context.RawValue("q", 0)  # read without a lock: one aligned 64-bit word
+        self._lock = context.Lock()
+
+    @property
+    def value(self) -> int:
+        return self._value.value
+
+    def bump(self) -> int:
+        with self._lock:
+            self._value.value += 1
+            return self._value.value
+
+
 class ServerState:
-    def __init__(self, path: str | os.PathLike, options: ServeOptions, *, llm=None):
+    def __init__(self, path: str | os.PathLike, options: ServeOptions, *, llm=None,
+                 generation: Generation | None = None):
         self.path = Path(path)
         self.options = options
         self.pool = QueryPool(options.query_workers)
-        self.snapshot = Snapshot(lookup=Store.open(self.path, read_only=True))
-        config = self.snapshot.lookup.config.sparql
+        self._generation = generation
+        self._snapshot = Snapshot(lookup=Store.open(self.path, read_only=True),
+                                  generation=generation.value if generation else 0)
+        config = self._snapshot.lookup.config.sparql
         self.timeout_s = options.timeout_s if options.timeout_s is not None else config.timeout_s
         self.max_rows = options.max_rows if options.max_rows is not None else config.max_rows
         self.lookup_lock = threading.Lock()  # one catalog user at a time on ``lookup``
@@ -65,14 +92,29 @@ class ServerState:
         self._encoder_lock = threading.Lock()
 
     # -- the snapshot ------------------------------------------------------------------------
+    @property
+    def snapshot(self) -> Snapshot:
+        """The snapshot to serve a request from (another worker's reload opens a new one here)."""
+        snapshot = self._snapshot
+        if self._generation is not None and self._generation.value != snapshot.generation:
+            return self._follow()
+        return snapshot
+
     def reload(self) -> Snapshot:
-        """Open the store again (new data written since) and serve that from now on.
-        Requests already running finish on the snapshot they started with."""
+        """Open the store again (new data written since) and serve that from now on, in
+        every worker. Requests already running finish on the snapshot they started with."""
         with self._reload_lock:
-            old = self.snapshot
-            fresh = Snapshot(lookup=Store.open(self.path, read_only=True), generation=old.generation + 1)
-            self.snapshot = fresh
-            return fresh
+            generation = self._generation.bump() if self._generation else self._snapshot.generation + 1
+            self._snapshot = Snapshot(lookup=Store.open(self.path, read_only=True), generation=generation)
+            return self._snapshot
+
+    def _follow(self) -> Snapshot:
+        """Catch up with a reload made by another worker."""
+        with self._reload_lock:
+            generation = self._generation.value
+            if self._snapshot.generation != generation:
+                self._snapshot = Snapshot(lookup=Store.open(self.path, read_only=True), generation=generation)
+            return self._snapshot
 
     def index(self, snapshot: Snapshot):
         """The semantic index of ``snapshot`` (call under ``lookup_lock``)."""

@@ -193,7 +193,7 @@ def _ordering(tokens: tuple[str, ...], words: tuple[str, ...], form: str, cue: s
               yes_no: bool) -> QuestionShape:
     phrase = attribute_phrase(tokens, at) if at is not None else ""
     # "which is older, X or Y", "which of X and Y came first": the options are named
-    named_options = "or" in tokens or tuple(words[:2]) in (("which", "of"), ("who", "of"))
+    named_options = "or" in tokens or tuple(words[:2]) in (("which", "of"), ("who", "of")) or _options_first(tokens)
     if form == "superlative" and not named_options:
         return QuestionShape("superlative", cue, directions, phrase, False, words)
     return QuestionShape("comparison", cue, directions, phrase, yes_no, words)
@@ -227,10 +227,16 @@ def _is_comparative_use(question: str, words: tuple[str, ...], i: int) -> bool:
     if words[i] in ("before", "after"):
         # "was X born before Y": a yes/no comparison of dates; elsewhere a chain's word
         return words[0] in _BOOLEAN_OPENING
-    if " or " in lowered:
+    if " or " in lowered or _options_first(words):
         return True
     # "more than 100 million people" is a filter on a chain's values, not two things compared
     return " than " in lowered and not _THAN_A_NUMBER.search(lowered)
+
+
+def _options_first(tokens: Sequence[str]) -> bool:
+    """The question names its options before it asks: "between X and Y, who …", "of X, Y
+    and Z, which …", "among X and Y …"."""
+    return bool(tokens) and tokens[0] in ("between", "of", "among", "amongst") and "and" in tokens
 
 
 def attribute_phrase(words: tuple[str, ...], at: int) -> str:

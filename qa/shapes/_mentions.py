@@ -46,6 +46,16 @@ class Mention:
                 **({"namesakes": list(self.namesakes)} if self.namesakes else {})}
 
 
+def shape_words_only(text: str) -> bool:
+    """Whether ``text``, written in lower case, holds only the words that give a question
+    its shape ("more", "the most", "first"): a title such as *More* is not named by them."""
+    from ._detect import COMPARATIVES, SUPERLATIVES
+
+    words = text.split()
+    return bool(words) and text == text.lower() and all(
+        w in COMPARATIVES or w in SUPERLATIVES or w in ("the", "a", "an", "than", "recent", "recently") for w in words)
+
+
 def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
     """The entities ``question`` names, in question order, overlapping spans resolved to
     the stronger (longer, better-ranked) one, namesakes chosen by context."""
@@ -65,7 +75,8 @@ def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
     # outside them all is a mention ("Is [X] a comedy?" names the genre too); one across a
     # bracket's edge is not
     marked = bracketed_spans(question)
-    groups = {span: cs for span, cs in groups.items() if respects_brackets(span, marked)}
+    groups = {span: cs for span, cs in groups.items() if respects_brackets(span, marked)
+              and not shape_words_only(question[span[0]:span[1]])}
     mentions = []
     for span in sorted(groups):
         candidates = groups[span]

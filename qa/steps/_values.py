@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kgstore import date_text  # the one home of a date's text (kgstore writes its tables with it)
+
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _DATE_TYPES = {XSD + "dateTime", XSD + "date", XSD + "dateTimeStamp"}
 _YEAR_TYPES = {XSD + "gYear": "year", XSD + "gYearMonth": "month"}
@@ -52,26 +54,6 @@ class LiteralValue:
         if self.precision:
             out["precision"] = self.precision
         return out
-
-
-def date_text(lexical: str, precision: str | None = None) -> str | None:
-    """``1952-03-11T00:00:00Z`` → ``1952-03-11`` (``1952-03`` or ``1952`` at month or year
-    precision); None when ``lexical`` is not an ISO date. A time of day other than
-    midnight is kept: the store says more than the day."""
-    m = _ISO_DATE.match(lexical.strip())
-    if not m:
-        return None
-    day, time = m.group(1), m.group(2)
-    sign = "-" if day.startswith("-") else ""
-    parts = day.lstrip("+-").split("-")
-    if precision == "year":
-        return sign + parts[0]
-    if precision == "month":
-        return sign + "-".join(parts[:2])
-    text = sign + "-".join(parts)
-    if time and time != "00:00:00":
-        text += " " + time + (" UTC" if m.group(3) == "Z" else "")
-    return text
 
 
 def number_text(lexical: str) -> str | None:

@@ -99,6 +99,40 @@ window.kgstore = window.kgstore || {};
     return best && /^[A-Za-z0-9_.\-]*$/.test(rest) ? name + ":" + rest : iri;
   };
 
+  // A query as people read it: each IRI of the store's namespaces written as a prefixed
+  // name (<http://www.wikidata.org/entity/Q5451> as wd:Q5451). It runs as it is, the
+  // prefixes being predeclared. Strings and comments are left alone, and so are the
+  // prefixes the query declares itself and the names SPARQL could not read back.
+  const QUERY_TOKENS = /("""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|#[^\n]*)|<([^<>"{}|^`\\\s]*)>/g;
+  const PREFIX_DECLARATION = /\bPREFIX\s+([A-Za-z][\w.-]*)?\s*:/gi;
+  const PLAIN_LOCAL = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?$/;
+  kg.prefixedQuery = function (query) {
+    if (!query) return query;
+    const declared = new Set(Array.from(query.matchAll(PREFIX_DECLARATION), (m) => m[1] || ""));
+    const namespaces = Object.entries(kg.prefixes).filter(([prefix]) => !declared.has(prefix))
+      .sort((a, b) => b[1].length - a[1].length);  // the longest namespace first: wdt: before p:
+    return query.replace(QUERY_TOKENS, (token, kept, iri) => {
+      if (kept !== undefined) return token;
+      const found = namespaces.find(([, ns]) => iri.startsWith(ns));
+      const local = found ? iri.slice(found[1].length) : "";
+      return found && PLAIN_LOCAL.test(local) ? `${found[0]}:${local}` : token;
+    });
+  };
+
+  // A literal as people read it: a date (xsd:dateTime, xsd:date) at its precision,
+  // 1952-03-11 rather than 1952-03-11T00:00:00Z, a time other than midnight kept; anything
+  // else as it is. The page's copy of kgstore.literal_text (Python), which the CLI tables use.
+  const XSD = "http://www.w3.org/2001/XMLSchema#";
+  const DATE_TYPES = new Set(["dateTime", "date", "dateTimeStamp"].map((t) => XSD + t));
+  const ISO_DATE = /^([+-]?\d+-\d\d-\d\d)(?:T(\d\d:\d\d:\d\d)(?:\.\d+)?)?(Z|[+-]\d\d:\d\d)?$/;
+  kg.literalText = function (value, datatype) {
+    const m = DATE_TYPES.has(datatype) ? ISO_DATE.exec(String(value).trim()) : null;
+    if (!m) return value;
+    let text = m[1].replace(/^\+/, "");
+    if (m[2] && m[2] !== "00:00:00") text += ` ${m[2]}${m[3] === "Z" ? " UTC" : ""}`;
+    return text;
+  };
+
   // The id shown for an entity: Q42 for Wikidata entities, a prefixed name otherwise.
   kg.entityId = function (iri) {
     if (iri && iri.startsWith(WIKIDATA_ENTITY)) return iri.slice(WIKIDATA_ENTITY.length);

@@ -80,11 +80,11 @@ window.kgstore = window.kgstore || {};
         kg.el("div", { class: "value" }, answers.flatMap((a, i) => (i ? [", ", a] : [a]))));
     }
     $("ask-query-box").hidden = !doc.query;
-    $("ask-query").textContent = doc.query || "";
+    $("ask-query").textContent = kg.prefixedQuery(doc.query) || "";  // the store's prefixes, as people write it
     $("ask-evidence").tBodies[0].replaceChildren(...doc.evidence.map((e) => kg.el("tr", {},
       kg.el("td", {}, kg.entityLink(e.s, e.s_label)),
       kg.el("td", { title: e.p }, e.p_label || kg.shorten(e.p)),
-      kg.el("td", {}, e.literal ? e.o : kg.entityLink(e.o, e.o_label)),
+      kg.el("td", {}, e.literal ? kg.literalText(e.o, e.datatype) : kg.entityLink(e.o, e.o_label)),
       kg.el("td", { class: "num" }, kg.formatScore(e.score)))));
     if (!doc.evidence.length) {
       $("ask-evidence").tBodies[0].replaceChildren(kg.el("tr", {}, kg.el("td", { colspan: 4, class: "muted" }, "No evidence.")));

@@ -6,14 +6,16 @@ window.kgstore = window.kgstore || {};
 (function (kg) {
   const INCOMING = 200;
 
-  function valueCell(value, iri) {
-    return iri ? kg.entityLink(iri, value) : kg.el("span", { class: "literal" }, value);
+  // An entity as a link to its page; a literal as people read it (a date at its precision).
+  function valueCell(value, iri, datatype) {
+    return iri ? kg.entityLink(iri, value) : kg.el("span", { class: "literal", title: value },
+      kg.literalText(value, datatype));
   }
 
   function qualifierList(qualifiers) {
     if (!qualifiers || !qualifiers.length) return null;
     return kg.el("ul", { class: "qualifiers" }, qualifiers.map((q) => kg.el("li", {},
-      kg.el("span", { class: "muted" }, q.relation + ": "), valueCell(q.value, q.value_iri))));
+      kg.el("span", { class: "muted" }, q.relation + ": "), valueCell(q.value, q.value_iri, q.datatype))));
   }
 
   function factsTable(headers, rows, emptyText) {
@@ -26,7 +28,7 @@ window.kgstore = window.kgstore || {};
   function render(doc) {
     const outgoing = doc.facts.map((f) => kg.el("tr", {},
       kg.el("td", { title: f.relation_id }, f.relation),
-      kg.el("td", {}, valueCell(f.value, f.value_iri), qualifierList(f.qualifiers))));
+      kg.el("td", {}, valueCell(f.value, f.value_iri, f.datatype), qualifierList(f.qualifiers))));
     const incoming = (doc.incoming_facts || []).map((f) => kg.el("tr", {},
       kg.el("td", {}, kg.entityLink(f.subject_iri, f.subject)),
       kg.el("td", { title: f.relation_iri }, f.relation)));
