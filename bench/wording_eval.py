@@ -3,7 +3,7 @@ topic in brackets and with no brackets, and print one table (issue 41's acceptan
 
     python bench/wording_eval.py STORE SETS_DIR OUT_DIR [--split dev-train] [--limit 20]
                                  [-m cascade] [--shapes count,boolean] [--variants brackets,plain]
-                                 [--table-only]
+                                 [--table-only] [--reuse EARLIER_OUT_DIR]
 
 Each shape file runs as ``kgstore eval STORE --questions FILE -m METHOD --limit N --resume
 --out OUT_DIR/<split>/<variant>/<shape>`` (its LLM cache and results stay there, so a rerun
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -27,10 +28,16 @@ REPO = Path(__file__).resolve().parents[1]
 KGSTORE = str(Path(sys.executable).with_name("kgstore"))
 
 
-def run_shape(store: Path, questions: Path, out: Path, method: str, limit: int) -> None:
+def run_shape(store: Path, questions: Path, out: Path, method: str, limit: int, reuse: Path | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     cmd = [KGSTORE, "eval", str(store), "--questions", str(questions), "-m", method, "--limit", str(limit),
            "--resume", "--out", str(out)]
+    if reuse is not None:
+        # an earlier run's completions answer the prompts it saw: only new prompts reach the model
+        cache = reuse / "llm-cache.jsonl"
+        if cache.is_file() and not (out / "llm-cache.jsonl").is_file():
+            shutil.copyfile(cache, out / "llm-cache.jsonl")
+        cmd.append("--replay")
     started = time.time()
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
     if done.returncode != 0:
@@ -84,6 +91,8 @@ def main() -> None:
     parser.add_argument("--shapes", default="", help="comma-separated shapes (default: every file)")
     parser.add_argument("--variants", default="brackets,plain")
     parser.add_argument("--table-only", action="store_true", help="print the table from the reports; ask nothing")
+    parser.add_argument("--reuse", type=Path, default=None,
+                        help="an earlier OUT_DIR: its LLM caches answer the prompts they hold (--replay)")
     args = parser.parse_args()
     variants = [v for v in args.variants.split(",") if v]
     shapes = [s for s in args.shapes.split(",") if s] or sorted(
@@ -94,7 +103,7 @@ def main() -> None:
                 questions = args.sets / args.split / variant / f"{shape}.jsonl"
                 if questions.is_file():
                     run_shape(args.store, questions, args.out / args.split / variant / shape, args.method,
-                              args.limit)
+                              args.limit, args.reuse / args.split / variant / shape if args.reuse else None)
     print(f"{args.method} on {args.split} ({time.strftime('%Y-%m-%d %H:%M')}, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())})")
     print(table(args.out, args.split, shapes, variants))

@@ -403,3 +403,10 @@ def test_a_count_through_mediators(performances):
              f"  ?m <{FB}film.performance.actor> <{FB}en.harrison_ford> .\n}}")
     answer, _ = mediated(performances, "In how many films did Harrison Ford play Indiana Jones?", query, "f")
     assert answer.answers == ["2"]
+
+
+def test_a_superlative_over_a_value_is_not_pulled_to_a_noun_before_it(demo):
+    query = (f"SELECT DISTINCT ?c WHERE {{\n  ?c <{WDT}P30> <{WD}Q48> .\n  ?c <{WDT}P31> <{WD}Q6256> .\n}}")
+    answer, run, _ = shaped(demo, "Which Asian country has the largest population?", query)
+    assert answer.answers == ["India"]  # the only Asian country with a population in the sample, and the largest
+    assert run.trace["superlative"]["measures"][0]["measure"]["label"] == "population"

@@ -190,7 +190,8 @@ def _verb_before(question: str, cue: str | None) -> str:
     if first not in words:
         return ""
     before = [w for w in words[:words.index(first)] if w and w not in _NOT_VERBS]
-    return before[-1] if before else ""
+    # a verb's inflection ("borders", "directed"), not a noun ("which Asian country has …")
+    return before[-1] if before and before[-1].endswith(("s", "ed")) else ""
 
 
 def _measure_text(question: str, shape: QuestionShape, mentions: Sequence[Mention]) -> str:
