@@ -410,3 +410,24 @@ def test_a_superlative_over_a_value_is_not_pulled_to_a_noun_before_it(demo):
     answer, run, _ = shaped(demo, "Which Asian country has the largest population?", query)
     assert answer.answers == ["India"]  # the only Asian country with a population in the sample, and the largest
     assert run.trace["superlative"]["measures"][0]["measure"]["label"] == "population"
+
+
+def test_eval_counts_failures_by_kind():
+    from qa.eval import failure_counts, failure_kind
+
+    right = {"hits@1": 1.0, "answers": ["yes"], "gold": ["yes"]}
+    wrong_no = {"hits@1": 0.0, "answers": ["no"], "gold": ["yes"], "refused": False}
+    typed_no = {"hits@1": 0.0, "answers": ["no"], "gold": ["true"], "refused": False,
+                "gold_values": [{"kind": "boolean", "value": True}]}
+    refused = {"hits@1": 0.0, "answers": [], "gold": ["x"], "refused": True, "refusal_reason": "wrong_form"}
+    dropped = {"hits@1": 0.0, "answers": ["A", "B"], "gold": ["A"], "refused": False,
+               "constraints": [{"constraint": "Zorblax", "applied": False}]}
+    other = {"hits@1": 0.0, "answers": ["B"], "gold": ["A"], "refused": False}
+    assert failure_kind(right) is None
+    assert failure_kind(wrong_no) == failure_kind(typed_no) == "wrong no"
+    assert failure_kind(refused) == "refused: wrong_form"
+    assert failure_kind(dropped) == "constraint dropped"
+    assert failure_kind(other) == "wrong answer"
+    records = [{**r, "failure": failure_kind(r)} for r in (right, wrong_no, typed_no, refused, dropped, other)]
+    assert failure_counts(records) == {"wrong no": 2, "refused: wrong_form": 1, "constraint dropped": 1,
+                                       "wrong answer": 1}

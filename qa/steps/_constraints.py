@@ -229,8 +229,8 @@ def _ground_value(store, index, var: str, body: str, c: ValueConstraint, questio
 def _context(question: str, c: ValueConstraint) -> str:
     """The question's words near a value constraint: what the value is ("released before
     1980": released; "over 8,000 m tall": tall)."""
-    return question[:c.span[0]].split()[-3:] and " ".join(question[:c.span[0]].split()[-3:] + [c.words] +
-                                                           question[c.span[1]:].split()[:2]) or question
+    before, after = question[:c.span[0]].split()[-3:], question[c.span[1]:].split()[:2]
+    return " ".join(before + [c.words] + after)
 
 
 def _constraint_facts(store, rows: list[dict], var: str, graph: QueryGraph) -> list[Evidence]:
