@@ -134,7 +134,9 @@ def literal_constraints(store, question: str, mentions: list[Mention]) -> list[E
 
 
 def _bare_number(mention: Mention) -> bool:
-    return mention.text.replace(",", "").replace(".", "").isdigit()
+    """A mention written as a number ("2010", "8,000", "1970s"), which a comparison word
+    before it makes a constant."""
+    return re.fullmatch(r"\d[\d,.]*'?s?", mention.text) is not None
 
 
 def entity_constraints(store, mentions: list[Mention], chain: Answer) -> list[EntityConstraint]:
