@@ -116,10 +116,12 @@ class QueryPool:
         self._calls: queue.SimpleQueue = queue.SimpleQueue()
         self._closed = False
         self._lock = threading.Lock()
-        self._threads = [threading.Thread(target=self._serve, name=f"kgstore-query_{i}", daemon=True)
-                         for i in range(workers)]
+        # The threads hold the queue, not the pool: a pool dropped without shutdown() stops them.
+        self._threads = [threading.Thread(target=_serve, args=(self._calls,), name=f"kgstore-query_{i}",
+                                          daemon=True) for i in range(workers)]
         for thread in self._threads:
             thread.start()
+        weakref.finalize(self, _stop_threads, self._calls, workers)
         _live_pools.add(self)
 
     def submit(self, fn, *args) -> Future:
@@ -150,8 +152,7 @@ class QueryPool:
                 break
             if call is not None:
                 _cancel(call)
-        for _ in self._threads:
-            self._calls.put(None)
+        _stop_threads(self._calls, len(self._threads))
 
     def _put(self, call) -> None:
         with self._lock:
@@ -159,15 +160,22 @@ class QueryPool:
                 raise RuntimeError("this query pool is shut down")
             self._calls.put(call)
 
-    def _serve(self) -> None:
-        while True:
-            call = self._calls.get()
-            if call is None:
-                return
-            settle, target, fn, args = call
-            del call
-            settle(target, fn, args)
-            del target, fn, args  # nothing of a finished query stays alive in an idle worker
+
+def _serve(calls: queue.SimpleQueue) -> None:
+    """A worker: run calls until the stop mark (None)."""
+    while True:
+        call = calls.get()
+        if call is None:
+            return
+        settle, target, fn, args = call
+        del call
+        settle(target, fn, args)
+        del target, fn, args  # nothing of a finished query stays alive in an idle worker
+
+
+def _stop_threads(calls: queue.SimpleQueue, count: int) -> None:
+    for _ in range(count):
+        calls.put(None)
 
 
 def _settle_future(future: Future, fn, args) -> None:

@@ -183,6 +183,71 @@ def test_entity_page_links_onwards(visit, tmp_path):
     sync_api.expect(page.locator("#entity-label")).to_have_text("Andes")
 
 
+def test_entity_page_shows_dates_at_their_precision(visit, tmp_path):
+    page = visit.open("/ui/entity/Q42")
+    sync_api.expect(page.locator("#entity-label")).to_have_text("Douglas Adams")
+    born = page.locator("table.facts tr", has_text="date of birth")
+    sync_api.expect(born.locator(".literal")).to_have_text("1952-03-11")
+    assert born.locator(".literal").get_attribute("title") == "1952-03-11T00:00:00Z"  # the lexical form on hover
+    sync_api.expect(page.locator("#entity")).not_to_contain_text("T00:00:00Z")
+    visit.shot(tmp_path / "entity-dates.png")
+
+
+XSD_DATETIME = "http://www.w3.org/2001/XMLSchema#dateTime"
+WD, WDT = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+
+
+def test_prefixed_query_and_literal_text_in_the_page(visit):
+    """The page's own writing of a query with the store's prefixes and of a date, checked
+    on the cases that must stay as they are."""
+    page = visit.open("/")
+    page.wait_for_function("() => kgstore.prefixes && kgstore.prefixes.wd")
+    cases = {
+        f"SELECT ?m WHERE {{ <{WD}Q5451> <{WDT}P17> ?m }}": "SELECT ?m WHERE { wd:Q5451 wdt:P17 ?m }",
+        # inside strings and comments, IRIs stay as they are
+        f'SELECT * WHERE {{ ?s ?p "<{WD}Q1>" }} # <{WD}Q2>': f'SELECT * WHERE {{ ?s ?p "<{WD}Q1>" }} # <{WD}Q2>',
+        # a prefix the query declares itself is not the store's
+        f"PREFIX wd: <http://example.org/> SELECT * WHERE {{ <{WD}Q1> ?p ?o }}":
+            f"PREFIX wd: <http://example.org/> SELECT * WHERE {{ <{WD}Q1> ?p ?o }}",
+        # names SPARQL could not read back, and a namespace alone, stay IRIs
+        f"SELECT * WHERE {{ <{WD}a(b)> ?p <{WD}> . <{WD}x.> ?q ?o }}":
+            f"SELECT * WHERE {{ <{WD}a(b)> ?p <{WD}> . <{WD}x.> ?q ?o }}",
+        "SELECT * WHERE { ?s <http://rdf.freebase.com/ns/film.film.starring> ?o }":
+            "SELECT * WHERE { ?s fb:film.film.starring ?o }",
+    }
+    for query, expected in cases.items():
+        assert page.evaluate("q => kgstore.prefixedQuery(q)", query) == expected
+    texts = page.evaluate("""dt => [kgstore.literalText("1952-03-11T00:00:00Z", dt),
+        kgstore.literalText("1952-03-11T10:30:00Z", dt), kgstore.literalText("+2011-01-01T00:00:00Z", dt),
+        kgstore.literalText("1952-03-11T00:00:00Z", null), kgstore.literalText("Andes", dt)]""", XSD_DATETIME)
+    assert texts == ["1952-03-11", "1952-03-11 10:30:00 UTC", "2011-01-01", "1952-03-11T00:00:00Z", "Andes"]
+
+
+def test_ask_shows_the_executed_query_with_prefixes_and_dates_as_read(visit, tmp_path):
+    """An answer with a query and a date in its evidence (a method's answer, replayed to
+    the page); the query shown runs as it is in the SPARQL editor."""
+    import json
+
+    answer = {
+        "question": "Which countries does the Himalayas cover?", "method": "pgmr", "answers": ["Nepal"],
+        "answer_iris": [WD + "Q837"], "refused": False, "refusal": None, "parametric": False,
+        "query": f"SELECT ?m WHERE {{ <{WD}Q5451> <{WDT}P17> ?m }}",
+        "values": [None], "shape": None, "meant": [], "constraints": [],
+        "evidence": [{"s": WD + "Q42", "s_label": "Douglas Adams", "p": WDT + "P569", "p_label": "date of birth",
+                      "o": "1952-03-11T00:00:00Z", "o_label": None, "literal": True, "datatype": XSD_DATETIME,
+                      "score": None, "via": None}],
+        "seconds": 0.1, "tokens": {"prompt": 0, "completion": 0, "total": 0, "calls": 0},
+    }
+    visit.page.route(lambda url: urlsplit(url).path == "/ask",
+                     lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(answer)))
+    page = visit.ask("io", answer["question"])
+    sync_api.expect(page.locator("#ask-query")).to_have_text("SELECT ?m WHERE { wd:Q5451 wdt:P17 ?m }")
+    sync_api.expect(page.locator("#ask-evidence tbody tr").first.locator("td").nth(2)).to_have_text("1952-03-11")
+    visit.shot(tmp_path / "ask-prefixed.png")
+    page.click("#ask-open-query")  # the shortened query runs as it is: the Himalayas' five countries
+    sync_api.expect(page.locator(".yasr .dataTable tbody tr")).to_have_count(5)
+
+
 def test_ask_shows_answer_evidence_graph_and_refusal(browser, demo_store, tmp_path):  # noqa: F811
     llm = ScriptedLLM([CYPHER, VERIFIED, ANSWER, CYPHER, VERIFIED, "The facts do not say: {unknown}"])
     with LiveServer(demo_store, llm=llm) as live:

@@ -26,7 +26,7 @@ from ._common import STORE_ARG, warn_if_exposed
 @click.option("--query-workers", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Threads that run SPARQL queries (a query past its limit keeps one until its next row).")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes answering on the port: 2 on two cores serves about twice the SPARQL. Each loads "
+              help="Processes answering on the port: SPARQL is served on that many cores. Each loads "
                    "its own model on its first /ask; /reload reaches them all.")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]),
               default="info", show_default=True)
