@@ -11,7 +11,8 @@ Public API::
 from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
 from ._malloc import limit_malloc_arenas
 from ._registry import LOADERS, loader_for
-from ._store import Edge, EntityView, Fact, Store, escape_prefixed_dots
+from ._prefixed_names import escape_prefixed_dots
+from ._store import Edge, EntityView, Fact, Store
 from ._query_guard import keywords as query_keywords, refused_operation, too_deeply_nested
 from ._literal_text import date_text, literal_text
 from ._bounded_query import (BoundedResult, QueryPool, WrittenResult, run_bounded, run_bounded_async, write_bounded,

@@ -25,7 +25,7 @@ import pyoxigraph as ox
 
 from ._endpoint_client import RESULTS_JSON, EndpointAuth, EndpointClient
 from ._query_guard import keywords
-from ._triples import QueryResult
+from ._triple_access import QueryResult
 from .config import StoreConfig
 from .errors import EndpointQueryError, QueryError, ReadOnlyError
 
@@ -133,7 +133,7 @@ def endpoint_text(sparql: str, prefixes: dict[str, str]) -> str:
     """``sparql`` as sent: the store's prefixes that the query does not declare are
     declared, and prefixed names with dots written as full IRIs (Virtuoso refuses the
     escaped dots a local query gets)."""
-    from ._store import expand_prefixed_dots
+    from ._prefixed_names import expand_prefixed_dots
 
     declared = {m.group(1) or "" for m in _DECLARED.finditer(sparql)}
     head = "".join(f"PREFIX {k}: <{v}>\n" for k, v in prefixes.items() if k not in declared)

@@ -15,42 +15,15 @@ The checks every query gets whatever its engine (SERVICE and updates refused) ar
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Sequence
 
 import pyoxigraph as ox
 
+from ._triple_access import QueryResult, TripleAccess
 from .config import StoreConfig
 from .errors import QueryError, StoreError, StoreLockedError
 
 OXIGRAPH_DIR = "oxigraph"
-
-QueryResult = ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples
-
-
-class TripleAccess(Protocol):
-    """What a store needs from the place its triples live."""
-
-    #: Where the triples are, for messages: a directory or an endpoint URL.
-    location: str
-    #: True when :meth:`load_ntriples` and :meth:`update` can write.
-    writable: bool
-
-    def query(self, sparql: str, *, prefixes: dict[str, str], default_graph: Sequence[str] | None = None,
-              named_graphs: Sequence[str] | None = None) -> QueryResult:
-        """Run a read query (already checked by the store) with ``prefixes`` predeclared."""
-
-    def count(self) -> int:
-        """How many triples (quads) the store reads."""
-
-    def load_ntriples(self, data: bytes) -> None:
-        """Add N-Triples text (bulk, repeat-safe)."""
-
-    def update(self, sparql: str, *, prefixes: dict[str, str]) -> None:
-        """Run a SPARQL update."""
-
-    def close(self) -> None:
-        """Flush what was written and let go of files or connections."""
-
 
 class OxigraphTriples:
     """The embedded Oxigraph store in ``store_dir/oxigraph`` (today's behaviour)."""
@@ -68,7 +41,7 @@ class OxigraphTriples:
 
     def query(self, sparql: str, *, prefixes: dict[str, str], default_graph: Sequence[str] | None = None,
               named_graphs: Sequence[str] | None = None) -> QueryResult:
-        from ._store import escape_prefixed_dots
+        from ._prefixed_names import escape_prefixed_dots
 
         try:
             return self.rdf.query(escape_prefixed_dots(sparql), prefixes=prefixes,
