@@ -431,3 +431,15 @@ def test_eval_counts_failures_by_kind():
     records = [{**r, "failure": failure_kind(r)} for r in (right, wrong_no, typed_no, refused, dropped, other)]
     assert failure_counts(records) == {"wrong no": 2, "refused: wrong_form": 1, "constraint dropped": 1,
                                        "wrong answer": 1}
+
+
+def test_a_round_trip_asked_for_the_sharers_is_two_hops_whatever_else_the_draft_hangs_off_the_entity():
+    from qa.steps._path_grounding import ChainDraft, asks_for_the_sharers
+
+    assert asks_for_the_sharers("Which films share a director with [Dark Habits]?")
+    assert asks_for_the_sharers("Name the films that share a writer with Big.")
+    assert not asks_for_the_sharers("the films that share directors with [X] were released in which years")
+    star = ChainDraft(("directed by", "has genre", "written by"), 3, ("directed by", "written by"), off_anchor=0)
+    assert star.trip_hops == 2
+    chained = ChainDraft(("directed by", "directed by", "has genre"), 3, ("directed by", "has genre"))
+    assert chained.trip_hops == 3  # not known to ask for the sharers: one hop on from them

@@ -35,20 +35,27 @@ class ChainDraft:
     hops: int
     ends: tuple[str | None, str | None]
     answer_var: str = "?answer"
+    # how many of the draft's patterns do not touch the named entity (None: not known): a
+    # pattern hanging off the entity is no hop further, however many the draft wrote
+    off_anchor: int | None = None
 
     def with_first_hop(self, words: str) -> "ChainDraft":
         """The draft with ``words`` as one more hop at its start ("[ENT: X's heir]": heir
         is the first hop from X)."""
-        return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var)
+        return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var,
+                          None if self.off_anchor is None else self.off_anchor + 1)
 
     @property
     def trip_hops(self) -> int:
         """The length a round trip should have for this draft: two hops (there and back)
         when the draft names one relation, however often it wrote it ("X directed by ?d .
-        X directed by ?d2 . X directed by ?d3"), else as many hops as it wrote patterns:
-        a second relation is a hop on from the others ("the films that share directors
-        with X were in which genres")."""
+        X directed by ?d2 . X directed by ?d3"), or when every other pattern hangs off the
+        entity too ("X directed by ?d . X has genre ?g": a star, not a chain); else one hop
+        more for each pattern past the way back ("X directed by ?d . ?f directed by ?d . ?f
+        has genre ?g": the films that share directors with X were in which genres)."""
         if len(set(self.words)) <= 1:
+            return 2
+        if self.off_anchor == 0:  # a star: set only where the question asks for what shares
             return 2
         return max(min(self.hops, MAX_HOPS), 2)
 
@@ -284,6 +291,20 @@ def asks_round_trip(question: str) -> bool:
     return bool(_ROUND_TRIP.search(question))
 
 
+# "which films share a director with X", "what movies were also directed by X's director",
+# "name the films that share …": the things asked for are the ones that share, so the
+# answer is back where X is, two hops away, whatever else the draft hangs off X
+_SHARERS = re.compile(r"^\W*(?:(?:which|what)\s+(?:other\s+)?[a-z-]+|(?:name|list|give me|tell me)\s+(?:the\s+)?"
+                      r"(?:other\s+)?[a-z-]+(?:\s+(?:that|which))?)\s+(?:also\s+|were\s+also\s+|have\s+)?"
+                      r"(?:share|shared|have the same|had the same|were also|also)\b", re.I)
+
+
+def asks_for_the_sharers(question: str) -> bool:
+    """Whether the question asks for the things that share something with the one it names
+    (the wh-phrase is what shares), not for something of theirs ("… were released when")."""
+    return bool(_SHARERS.search(question))
+
+
 def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n: int, *,
                        max_hops: int = MAX_HOPS) -> list[int]:
     """The best-scoring path of each last step (relation and direction), for the ``n``
@@ -296,4 +317,5 @@ def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n
     return list(best.values())[:n]
 
 
-__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser", "best_per_last_step", "asks_round_trip"]
+__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser", "best_per_last_step", "asks_round_trip",
+           "asks_for_the_sharers"]

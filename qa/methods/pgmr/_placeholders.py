@@ -78,6 +78,12 @@ class PlaceholderQuery:
         there and back."""
         return max(self.source.count("[REL:"), len(self.patterns))
 
+    @property
+    def patterns_off_entities(self) -> int:
+        """How many distinct patterns touch no named entity: the hops the draft walks on
+        from what hangs off its entities."""
+        return sum(1 for p in self.patterns if not p.subject.entity and not p.object.entity)
+
     def keeping_names(self, names: Sequence[str]) -> "PlaceholderQuery":
         """The query with only ``names`` as entities (the names the question marks in
         brackets): an entity placeholder inside one of them becomes it ("[ENT: The
