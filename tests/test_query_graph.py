@@ -232,17 +232,25 @@ Salt Road|year|1999
 """
 
 
-@pytest.fixture(scope="module")
-def films(tmp_path_factory):
+def indexed_store(tmp_path_factory, name: str, fmt: str, text: str):
+    """``text`` ingested as ``fmt`` into a new store with its names indexed, opened
+    read-only: (store, index)."""
     from indexer import build_index
 
-    folder = tmp_path_factory.mktemp("films")
-    (folder / "films.txt").write_text(FILMS)
+    folder = tmp_path_factory.mktemp(name)
+    (folder / name).write_text(text)
     with Store.init(folder / "store") as store:
-        kgstore.ingest(store, "tsv", folder / "films.txt")
+        kgstore.ingest(store, fmt, folder / name)
         build_index(store, kinds=("entities", "uris", "relations"))
-    with Store.open(folder / "store", read_only=True) as store:
-        yield store, QAContext(store, ScriptedLLM([])).get_index()
+    store = Store.open(folder / "store", read_only=True)
+    return store, QAContext(store, ScriptedLLM([])).get_index()
+
+
+@pytest.fixture(scope="module")
+def films(tmp_path_factory):
+    store, index = indexed_store(tmp_path_factory, "films.txt", "tsv", FILMS)
+    with store:
+        yield store, index
 
 
 def film_chain(films, question):
@@ -299,15 +307,10 @@ def test_a_genre_word_picks_the_namesake_that_joins_the_answers(films_with_tags)
 
 @pytest.fixture(scope="module")
 def films_with_tags(tmp_path_factory):
-    from indexer import build_index
-
-    folder = tmp_path_factory.mktemp("films_tags")
-    (folder / "films.txt").write_text(FILMS + "Paper Lanterns|tag|comedy\nSalt Road|tag|comedy\n")
-    with Store.init(folder / "store") as store:
-        kgstore.ingest(store, "tsv", folder / "films.txt")
-        build_index(store, kinds=("entities", "uris", "relations"))
-    with Store.open(folder / "store", read_only=True) as store:
-        yield store, QAContext(store, ScriptedLLM([])).get_index()
+    store, index = indexed_store(tmp_path_factory, "films.txt", "tsv",
+                                 FILMS + "Paper Lanterns|tag|comedy\nSalt Road|tag|comedy\n")
+    with store:
+        yield store, index
 
 
 # -- mediators: a film's performances hold the actor and the character (a string) ----------
@@ -339,15 +342,9 @@ FB = "http://rdf.freebase.com/ns/"
 
 @pytest.fixture(scope="module")
 def performances(tmp_path_factory):
-    from indexer import build_index
-
-    folder = tmp_path_factory.mktemp("performances")
-    (folder / "movies.nq").write_text(PERFORMANCES)
-    with Store.init(folder / "store") as store:
-        kgstore.ingest(store, "freebase", folder / "movies.nq")
-        build_index(store, kinds=("entities", "uris", "relations"))
-    with Store.open(folder / "store", read_only=True) as store:
-        yield store, QAContext(store, ScriptedLLM([])).get_index()
+    store, index = indexed_store(tmp_path_factory, "movies.nq", "freebase", PERFORMANCES)
+    with store:
+        yield store, index
 
 
 def chain_rows(store, query, var):

@@ -14,14 +14,14 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
+from ._extras import missing_extra
+
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
 except ModuleNotFoundError as exc:
-    missing = (exc.name or "").split(".")[0]
-    raise ModuleNotFoundError(f"kgstore.integrations.langchain needs the langchain extra ({missing} is missing): "
-                              "pip install 'kgstore[langchain]'", name=exc.name) from exc
+    raise missing_extra(exc, __name__, "langchain") from exc
 from pydantic import PrivateAttr
 
 from .._store import Store

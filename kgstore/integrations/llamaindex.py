@@ -16,13 +16,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ._extras import missing_extra
+
 try:
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 except ModuleNotFoundError as exc:
-    missing = (exc.name or "").split(".")[0]
-    raise ModuleNotFoundError(f"kgstore.integrations.llamaindex needs the llamaindex extra ({missing} is missing): "
-                              "pip install 'kgstore[llamaindex]'", name=exc.name) from exc
+    raise missing_extra(exc, __name__, "llamaindex") from exc
 
 from .._store import Store
 from ._source import KgstoreSource
