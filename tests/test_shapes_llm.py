@@ -1,7 +1,7 @@
 """Question shapes with the real local model, through `kgstore ask` (the default cascade)
 on the demo store: a count answered with the number, a yes with its fact and a no with the
-store's other values, a comparison with both values as evidence, and a date printed as a
-date. Marked ``llm``: they run in CI, a few questions, each short."""
+store's other values, a comparison with both values as evidence, a date printed as a
+date, and the three questions of issue 41 that need constraints and aggregations. Marked ``llm``: they run in CI, a few questions, each short."""
 from __future__ import annotations
 
 import json
@@ -22,7 +22,11 @@ def answers(demo_store, tmp_path_factory):
     """The four questions asked in one process (one model load), as JSON answers by question."""
     questions = ["How many countries does the Andes cover?", "Is Mount Everest in Nepal?",
                  "Is Mount Everest in Chile?", "Which country has the larger population, India or Nepal?",
-                 "When was Douglas Adams born?"]
+                 "When was Douglas Adams born?",
+                 # issue 41: a demonym as a constraint, a superlative over a count, yes/no against a constant
+                 "Which Asian country has the largest population?",
+                 "Which South American country borders the fewest countries?",
+                 "Was Douglas Adams born after 1950?"]
     folder = tmp_path_factory.mktemp("shapes")
     (folder / "q.txt").write_text("\n".join(questions) + "\n")
     out = folder / "a.jsonl"
@@ -62,3 +66,12 @@ def test_a_date_prints_as_a_date(answers):
     assert doc["answers"] == ["1952-03-11"]
     assert doc["values"][0]["lexical"] == "1952-03-11T00:00:00Z"
     assert doc["values"][0]["kind"] == "date"
+
+
+def test_questions_with_constraints_and_aggregations_in_any_wording(answers):
+    # the sample holds a population for India and Nepal only; Venezuela borders one country
+    assert answers["Which Asian country has the largest population?"]["answers"] == ["India"]
+    assert answers["Which South American country borders the fewest countries?"]["answers"] == ["Venezuela"]
+    born = answers["Was Douglas Adams born after 1950?"]
+    assert born["answers"] == ["yes"]
+    assert [(e["p"], e["o"]) for e in born["evidence"]] == [(WDT + "P569", "1952-03-11T00:00:00Z")]
