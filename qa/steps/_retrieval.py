@@ -188,6 +188,15 @@ def written_as_name(question: str, span: tuple[int, int]) -> bool:
     return any(c.isupper() or c.isdigit() for c in raw)
 
 
+def written_in_lower_case(question: str, name: str) -> bool:
+    """Whether ``question`` writes ``name`` (or its plural) only in lower case and outside
+    brackets: a common word ("movie" in "sports movies"), not a name."""
+    found = [m for m in re.finditer(rf"\b{re.escape(name)}(?:e?s)?\b", question, re.I)]
+    marked = bracketed_spans(question)
+    return bool(found) and all(m.group() == m.group().lower() and not within_brackets(m.span(), marked or [(-1, -1)])
+                               for m in found)
+
+
 def names_written(question: str, span: tuple[int, int], marked: Sequence[tuple[int, int]]) -> bool:
     """Whether ``span`` is a name the question writes. Brackets say "this is a name"; they
     never mean "nothing else is": "Does Tom Hanks appear in [Big]?" names Tom Hanks. Outside

@@ -48,7 +48,7 @@ from ...steps._examples import store_examples
 from ...steps._path_grounding import ChainDraft, PathGrounder, asks_for_the_sharers
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
 from ...steps._result import Answer
-from ...steps._retrieval import exact_entities, literal_names, written_names
+from ...steps._retrieval import exact_entities, literal_names, written_in_lower_case, written_names
 from ...steps._retry import generate_checked, parse_or_retry
 from .._base import MethodRun, QAContext, QAMethod
 from ._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
@@ -124,6 +124,14 @@ class PGMRMethod(QAMethod):
             return self.refuse(question, run, "no_entity", "the query names no entity to start from",
                                allow_parametric)
         entities, relations, weak = self.resolve(index, query, run, question)
+        common = [n for n, cs in entities.items() if weak_choice("ENT", n, cs, self.threshold)
+                  and written_in_lower_case(question, n)]
+        if common and len(common) < len(query.entities()):
+            # "[ENT: movie]" for "sports movies": a common word the question writes in lower
+            # case is no name to refuse for; the query runs without it
+            run.record("names", common_words=common)
+            query = query.keeping_names([n for n in query.entities() if n not in common])
+            entities, relations, weak = self.resolve(index, query, run, question)
         if weak:
             return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak), allow_parametric)
         found = None
