@@ -20,7 +20,8 @@ from ._bounded_query import (BoundedResult, QueryPool, WrittenResult, run_bounde
 from .config import (EndpointCapabilities, EndpointConfig, GraphConfig, IndexConfig, LLMConfig, SparqlConfig,
                      StoreConfig)
 from ._triples import OxigraphTriples, TripleAccess
-from .errors import (CypherSyntaxError, DiskFullError, EndpointAuthError, EndpointError, EndpointQueryError,
+from .errors import (CypherSyntaxError, DiskFullError, EndpointAuthError, EndpointError, EndpointMismatchError,
+                     EndpointQueryError,
                      EndpointTimeoutError, EndpointUnreachableError, EncoderMismatchError, ExportError, GraphError, GraphNotSyncedError, IngestError,
                      KgstoreError, LLMUnavailableError,
                      MalformedRecordError, QAError, QueryError, QueryRefusedError, QuerySyntaxError, QueryTimeoutError,
@@ -34,7 +35,8 @@ from .records import Batch, Checkpoint, EntityRecord, LoadOptions, RejectedLine,
 __version__ = "0.1.0"
 
 # A store over a SPARQL endpoint: imported on first use (httpx is not needed before).
-_LAZY = {"sync": "._sync", "SyncSummary": "._sync", "SyncProgress": "._sync", "EndpointTriples": "._endpoint"}
+_LAZY = {"sync": "._sync", "SyncSummary": "._sync", "SyncProgress": "._sync", "EndpointTriples": "._endpoint",
+         "sync_from_dump": "._sync_dump", "DumpSyncSummary": "._sync_dump"}
 
 
 def __getattr__(name: str):
@@ -64,5 +66,5 @@ __all__ = [
     "GraphNotSyncedError", "CypherSyntaxError", "QuerySyntaxError", "SparqlSyntaxError",
     "TripleAccess", "OxigraphTriples", "EndpointTriples", "EndpointConfig", "EndpointCapabilities",
     "sync", "SyncSummary", "SyncProgress", "EndpointError", "EndpointUnreachableError", "EndpointAuthError",
-    "EndpointQueryError", "EndpointTimeoutError",
+    "EndpointQueryError", "EndpointTimeoutError", "sync_from_dump", "DumpSyncSummary", "EndpointMismatchError",
 ]

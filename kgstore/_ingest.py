@@ -92,6 +92,17 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
     it opens the store, as ``kgstore ingest`` does (less peak memory, same speed).
     """
     store._check_triples_writable()
+    return load_file(store, fmt, path, options=options, force=force, max_errors=max_errors, progress=progress,
+                     on_commit=on_commit, triples=True)
+
+
+def load_file(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOptions | None = None,
+              force: bool = False, max_errors: int | None = None, progress: ProgressCallback | None = None,
+              on_commit: CommitCallback | None = None, triples: bool = True) -> IngestSummary:
+    """:func:`ingest`'s work; without ``triples``, the catalog only: the triples are parsed
+    but not written (`kgstore sync --from-dump`, whose engine holds them already). The
+    caller checks that the store may be written."""
+    store._check_writable()
     options = options or LoadOptions(languages=tuple(store.config.languages))
     loader = loader_for(fmt)
     path = os.fspath(path)
@@ -129,7 +140,7 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
     try:
         worker = use_worker(path)
         committer = _Committer(store, run_id, os.path.abspath(path), counts, grouped=worker, on_commit=on_commit,
-                               size=size, position=None if start else 0)
+                               size=size, position=None if start else 0, triples=triples)
 
         def report(done: list[list[PreparedBatch]]) -> None:
             for group in done:
@@ -138,7 +149,8 @@ def ingest(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
 
         # Big files are parsed in a worker process (kgstore/_pipeline.py) and committed in
         # groups (_Committer); closing the stream stops the worker, whatever ends the loop.
-        with contextlib.closing(prepared_batches(loader, path, options, start, run_id, worker=worker)) as batches, \
+        with contextlib.closing(prepared_batches(loader, path, options, start, run_id, worker=worker,
+                                                 ntriples=triples)) as batches, \
                 (_CatalogHold(store.catalog) if worker else contextlib.nullcontext()) as hold:
             committer.hold = hold
             try:
@@ -290,12 +302,15 @@ class _Committer:
     shared with other work: CPU time is what counts there.
 
     ``counts`` always describes what the catalog's checkpoint holds; ``pending`` adds the
-    batches handed over since.
+    batches handed over since. Without ``triples`` nothing goes to Oxigraph (a load is a
+    no-op): the same groups and checkpoints, the catalog only.
     """
 
     def __init__(self, store: Store, run_id: int, file: str, counts: Counter, *, grouped: bool,
-                 on_commit: CommitCallback | None = None, size: int = 0, position: int | None = 0):
+                 on_commit: CommitCallback | None = None, size: int = 0, position: int | None = 0,
+                 triples: bool = True):
         self.store, self.run_id, self.file, self.counts, self.grouped = store, run_id, file, counts, grouped
+        self.triples = triples
         # The file's size, and where in it the next group starts (None: not known, on resume).
         self.size, self._position = size, position
         self.on_commit = on_commit
@@ -327,7 +342,7 @@ class _Committer:
         self._group_triples += batch.n_triples
         if not self.grouped:
             group = self._take_group()
-            self.store.add_ntriples(batch.ntriples)
+            self._load(batch.ntriples)
             self._write(group, Counter(pending))
             self._committed(Counter(pending))
             return [group]
@@ -379,6 +394,10 @@ class _Committer:
         self._committed(after)
         return [group]
 
+    def _load(self, data: bytes) -> None:
+        if self.triples:
+            self.store.add_ntriples(data)
+
     def _take_group(self) -> list[PreparedBatch]:
         group, self._group, self._group_triples = self._group, [], 0
         return group
@@ -399,7 +418,7 @@ class _Committer:
         if not last:
             # Oxigraph first: the checkpoint must never get ahead of it. The catalog
             # transaction then runs while the next group gathers and loads.
-            self.store.add_ntriples(data)
+            self._load(data)
             del data
             done = self.drain()
             self._start_write(group, loaded=True)
@@ -409,7 +428,7 @@ class _Committer:
         done = self.drain()  # one catalog transaction at a time, in file order
         self._start_write(group, loaded=None, finalize=finalize)
         try:
-            self.store.add_ntriples(data)
+            self._load(data)
         except BaseException:
             self._end_load(False)
             raise

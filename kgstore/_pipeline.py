@@ -65,11 +65,12 @@ class PreparedBatch:
     rejected: list[RejectedLine] = field(default_factory=list)
 
 
-def prepare(batch: Batch, run_id: int) -> PreparedBatch:
+def prepare(batch: Batch, run_id: int, *, ntriples: bool = True) -> PreparedBatch:
+    """``ntriples`` False: no N-Triples text (the catalog only: `kgstore sync --from-dump`)."""
     columns = triple_columns(batch.triples)
     return PreparedBatch(
         checkpoint=batch.checkpoint, raw_position=batch.raw_position, counts=batch.counts,
-        ntriples=ntriples_bytes(columns), n_triples=len(batch.triples),
+        ntriples=ntriples_bytes(columns) if ntriples else b"", n_triples=len(batch.triples),
         facts=Catalog.facts_of_columns(columns, run_id), entities=Catalog.entities_table(batch.entities),
         relations=list(batch.relations), rejected=list(batch.rejected),
     )
@@ -105,13 +106,14 @@ class BatchStream:
 
 
 def prepared_batches(loader: Loader, path: str, options: LoadOptions, start: Checkpoint | None,
-                     run_id: int, *, worker: bool) -> BatchStream:
-    """The loader's batches, prepared; with ``worker``, prepared in a worker process."""
+                     run_id: int, *, worker: bool, ntriples: bool = True) -> BatchStream:
+    """The loader's batches, prepared; with ``worker``, prepared in a worker process;
+    without ``ntriples``, with no N-Triples text (nothing writes the triples)."""
     if not worker:
-        return BatchStream(_prepared(loader.batches(path, options, start), run_id))
+        return BatchStream(_prepared(loader.batches(path, options, start), run_id, ntriples))
     ctx = mp.get_context("fork")
     reader, writer = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_work, args=(loader, path, options, start, run_id, reader, writer, os.getpid()),
+    proc = ctx.Process(target=_work, args=(loader, path, options, start, run_id, ntriples, reader, writer, os.getpid()),
                        name=WORKER_NAME, daemon=True)
     proc.start()
     # Only the worker may hold the writing end: then its death, however it comes, is an
@@ -125,10 +127,10 @@ def prepared_batches(loader: Loader, path: str, options: LoadOptions, start: Che
     return BatchStream(_from_worker(reader, proc), stop=stop)
 
 
-def _prepared(source: Iterator[Batch], run_id: int) -> Iterator[PreparedBatch]:
+def _prepared(source: Iterator[Batch], run_id: int, ntriples: bool) -> Iterator[PreparedBatch]:
     try:
         for batch in source:
-            yield prepare(batch, run_id)
+            yield prepare(batch, run_id, ntriples=ntriples)
     finally:
         close = getattr(source, "close", None)  # a loader's read-ahead thread stops here
         if close is not None:
@@ -166,7 +168,7 @@ def _stop(proc) -> None:
 
 
 # -- the worker process ----------------------------------------------------------------------
-def _work(loader, path, options, start, run_id, reader, writer, parent: int) -> None:
+def _work(loader, path, options, start, run_id, ntriples, reader, writer, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the committing process's to handle
     _die_with_parent()
     reader.close()
@@ -203,7 +205,7 @@ def _work(loader, path, options, start, run_id, reader, writer, parent: int) -> 
         loader.read_ahead = False  # its read-ahead thread would only contend for this process's GIL
     try:
         for n, batch in enumerate(loader.batches(path, options, start), 1):
-            send(pickle.dumps(("batch", prepare(batch, run_id)), protocol=pickle.HIGHEST_PROTOCOL))
+            send(pickle.dumps(("batch", prepare(batch, run_id, ntriples=ntriples)), protocol=pickle.HIGHEST_PROTOCOL))
             del batch
             if n % GC_BATCHES == 0:
                 gc.collect()

@@ -10,7 +10,8 @@
     │   ├─ DiskFullError           the disk holding the store filled up (free space, rerun to resume)
     │   └─ EndpointError           the SPARQL endpoint a store's triples live in failed (`init --endpoint`)
     │       ├─ EndpointUnreachableError  nothing answered at its URL, or the connection broke
-    │       └─ EndpointAuthError   it refused the credentials (401/403)
+    │       ├─ EndpointAuthError   it refused the credentials (401/403)
+    │       └─ EndpointMismatchError  it lacks subjects of the dump `sync --from-dump` read
     ├─ QueryError                  a SPARQL/Cypher query failed to parse or run
     │   ├─ QueryRefusedError       a query tried to write or reach the network (SERVICE, LOAD)
     │   ├─ QueryTimeoutError       a query ran past its time limit (server, QA sandbox, endpoint)
@@ -433,6 +434,23 @@ class EndpointAuthError(EndpointError):
         said = f": {said.strip()[:300]}" if said.strip() else ""
         super().__init__(url, f"the SPARQL endpoint at {url} refused the credentials ({status}){said}; "
                               "check the token or user and password given to `kgstore init --endpoint`")
+
+
+class EndpointMismatchError(EndpointError):
+    """`kgstore sync --from-dump`: sampled subjects of the dump have none of their dump's
+    triples in the endpoint (``missing`` of ``sampled``): the engine was loaded from
+    another file, into another graph, or not completely."""
+
+    def __init__(self, url: str, dump: str, sampled: int, missing: list[str], counts: str | None = None):
+        self.dump = dump
+        self.sampled = sampled
+        self.missing = list(missing)
+        shown = ", ".join(self.missing[:3]) + (", ..." if len(self.missing) > 3 else "")
+        counts = f"; {counts}" if counts else ""
+        super().__init__(url, f"the SPARQL endpoint at {url} lacks {len(self.missing)} of {sampled} sampled subjects "
+                              f"of {dump} ({shown}){counts}: load the engine from that file (into the store's graph, "
+                              "[endpoint] graph), then run the same command again; the catalog built from the "
+                              "dump is kept, and only the check runs again")
 
 
 class EndpointQueryError(QueryError):

@@ -12,7 +12,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `kgstore --help`)
     "init": ("kgstore.cli._core:init_cmd", "Create an empty store directory."),
     "ingest": ("kgstore.cli._core:ingest_cmd", "Load a dump file (Wikidata JSON/RDF, Freebase, triples)."),
-    "sync": ("kgstore.cli._sync:sync_cmd", "Build the catalog of a store over a SPARQL endpoint from it."),
+    "sync": ("kgstore.cli._sync:sync_cmd", "Build the catalog of a store over a SPARQL endpoint (or from its dump)."),
     "stats": ("kgstore.cli._core:stats_cmd", "Counts of triples, entities, relations, runs."),
     "sparql": ("kgstore.cli._core:sparql_cmd", "Run a read-only SPARQL 1.1 query."),
     "entity": ("kgstore.cli._core:entity_cmd", "Show an entity: label, description, aliases, facts."),
