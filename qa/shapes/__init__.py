@@ -73,8 +73,10 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
             run.record("shape", constrained_chain_question=asked)
         answer = chain(asked)
         answer.question = question
-        graph.constraints = values + entity_constraints(store, mentions + nouns, answer) + \
-            literal_constraints(store, question, mentions)
+        literals = literal_constraints(store, question, mentions)
+        inside = [m for m in mentions if any(c.span[0] <= m.span[0] and m.span[1] <= c.span[1] for c in literals)]
+        graph.constraints = values + entity_constraints(store, [m for m in mentions + nouns if m not in inside],
+                                                        answer) + literals
         return apply_constraints(store, index, answer, graph, run, timeout_s=timeout_s)
 
     if values and mentions and (shape.kind == "boolean" or (shape.kind == "comparison" and shape.yes_no)):
@@ -125,9 +127,11 @@ def literal_constraints(store, question: str, mentions: list[Mention]) -> list[E
     """Names the question writes that no entity bears but the store holds as literal values
     ("Indiana Jones", a character on a film performance): each constrains the answers
     through the node that holds it."""
+    # a run one mention covers whole is that entity; one a mention covers only in part
+    # ("Leonard Chess" around the entity Chess) may be a value the store holds whole
     covered = [m.span for m in mentions]
     runs = [(a, b) for a, b in capitalised_runs(question)
-            if not any(a < end and start < b for start, end in covered)]
+            if not any(start <= a and b <= end for start, end in covered)]
     names = {question[a:b].strip(AROUND_WORD): (a, b) for a, b in runs}
     return [EntityConstraint("", name, name, names[name], True, literal=term)
             for name, term in literal_names(store, list(names)).items()]

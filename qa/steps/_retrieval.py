@@ -312,19 +312,28 @@ def literal_names(store, names: Sequence[str]) -> dict[str, str]:
     """Which of ``names`` the store holds as a literal value, as a string or in one of its
     languages: each with its SPARQL term (``"Indiana Jones"@en``). Exact terms only, so
     each is an index lookup, not a scan."""
+    out = {}
+    for name in dict.fromkeys(names):
+        # a name that ends a sentence carries its full stop ("… the role of Ricky Roma.")
+        for written in dict.fromkeys([name.strip(), name.strip().rstrip(".")]):
+            text = written.replace("\\", "\\\\").replace('"', '\\"')
+            term = _literal_term(store, text) if text else None
+            if term:
+                out[name] = term
+                break
+    return out
+
+
+def _literal_term(store, text: str) -> str | None:
+    """The SPARQL term of ``text`` (escaped) as the store holds it: a plain string or in
+    one of the store's languages; None when it holds neither."""
     from ..sandbox import run_sparql
     from kgstore.errors import QueryError, UnsafeQueryError
 
-    out = {}
-    for name in dict.fromkeys(names):
-        text = name.strip().replace("\\", "\\\\").replace('"', '\\"')
-        if not text:
-            continue
-        for term in [f'"{text}"'] + [f'"{text}"@{lang}' for lang in store.config.languages]:
-            try:
-                if run_sparql(store, f"ASK {{ ?s ?p {term} }}", timeout_s=2.0).boolean:
-                    out[name] = term
-                    break
-            except (QueryError, UnsafeQueryError):
-                break
-    return out
+    for term in [f'"{text}"'] + [f'"{text}"@{lang}' for lang in store.config.languages]:
+        try:
+            if run_sparql(store, f"ASK {{ ?s ?p {term} }}", timeout_s=2.0).boolean:
+                return term
+        except (QueryError, UnsafeQueryError):
+            return None
+    return None

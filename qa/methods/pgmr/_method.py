@@ -132,11 +132,18 @@ class PGMRMethod(QAMethod):
             run.record("names", common_words=common)
             query = query.keeping_names([n for n in query.entities() if n not in common])
             entities, relations, weak = self.resolve(index, query, run, question)
-        if weak:
+        weak_names = [w for w in weak if w.startswith("[ENT:")]
+        if weak_names or (weak and not (self.paths and self.groundable(query))):
             return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak), allow_parametric)
         found = None
         if self.paths and self.groundable(query):
+            # a chain is grounded in the store's own paths, which need none of the draft's
+            # relation words to resolve: a weak one ("[REL: Célestin Poux]", a character
+            # written as a relation) only ranks the paths, and no path is a refusal
             found = self.ground(index, question, query, entities, run)
+            if found is None and weak:
+                return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak),
+                                   allow_parametric)
         if found is None:
             found = self.execute(query, entities, relations, run)
         return self.query_answer(question, run, found,
