@@ -440,3 +440,22 @@ def test_a_round_trip_asked_for_the_sharers_is_two_hops_whatever_else_the_draft_
     assert star.trip_hops == 2
     chained = ChainDraft(("directed by", "directed by", "has genre"), 3, ("directed by", "has genre"))
     assert chained.trip_hops == 3  # not known to ask for the sharers: one hop on from them
+
+
+def test_a_chain_that_stops_on_mediators_walks_on_to_what_they_hold(performances):
+    # the performance joining the actor and the film is no answer: the character it holds is
+    query = (f"SELECT DISTINCT ?p WHERE {{\n  ?p <{FB}film.performance.actor> <{FB}en.harrison_ford> .\n"
+             f"  <{FB}en.raiders> <{FB}film.film.starring> ?p .\n}}")
+    answer, run = mediated(performances, "Which character did Harrison Ford play in Raiders of the Lost Ark?",
+                           query, "p")
+    assert answer.answers == ["Indiana Jones"]
+    assert run.trace["mediators"]["relation"].endswith("character")
+
+
+def test_a_count_is_asked_as_the_list_it_counts_in_other_wordings():
+    from qa.shapes import listing_question
+
+    assert listing_question("Count the films in which Ann Lee played Rose.") == \
+        "which films in which Ann Lee played Rose."
+    assert listing_question("How many times did Ann Lee play Rose in a film?") == \
+        "in which films did Ann Lee play Rose?"

@@ -17,6 +17,7 @@ import re
 from typing import Callable
 
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
+from ..steps._mediators import walk_through_mediators
 from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
                                   read_value_constraints, without_constraints)
 from ..steps._result import Answer, Refusal
@@ -71,7 +72,7 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
         asked = without_modifiers(asked, mentions)  # a plural ("comedies") is a head noun, not a modifier
         if asked != (text or question):
             run.record("shape", constrained_chain_question=asked)
-        answer = chain(asked)
+        answer = walk_through_mediators(store, index, chain(asked), question, run, timeout_s=timeout_s)
         answer.question = question
         literals = literal_constraints(store, question, mentions)
         inside = [m for m in mentions if any(c.span[0] <= m.span[0] and m.span[1] <= c.span[1] for c in literals)]

@@ -135,7 +135,10 @@ def detect_shape(question: str, names: Sequence[tuple[int, int]] = ()) -> Questi
 
 
 _COUNT_WORDS = re.compile(r"\bhow many\b|\b(?:what is |what's |what are )?the (?:total )?number of\b|"
-                          r"\bwhat (?:total )?number of\b", re.I)
+                          r"\bwhat (?:total )?number of\b|^\W*count (?:the|all(?: the)?)\b", re.I)
+# "how many times did X play Y in a film": the times are the films (or whatever the rest
+# names), so the list asked is of those
+_TIMES = re.compile(r"^\W*how many times (did|has|have|was|were) (.+?) in (?:a|an) ([a-z]+)\b(.*)$", re.I)
 
 
 # words after a wh-word that make it open a relative clause ("… the team which won …",
@@ -169,6 +172,10 @@ def listing_question(question: str) -> str:
     """A count question asked as the list it counts: "how many films did X act in" →
     "which films did X act in". A small model writes the list's query far more often
     right than a count's."""
+    times = _TIMES.match(question)
+    if times:
+        aux, clause, noun, rest = times.groups()
+        return " ".join(f"in which {noun}s {aux} {clause}{rest}".split())
     return " ".join(_COUNT_WORDS.sub("which", question, count=1).split())
 
 
