@@ -146,10 +146,12 @@ def _entity(path: Path, ref: str) -> dict:
     doc = json.loads(result.output)
     # RDF keeps no order: aliases come in the endpoint's order, not the dump's.
     doc["aliases"] = sorted(doc["aliases"])
-    # Virtuoso stores WKT literals as its own geometries: POINT(...) comes back in upper case.
+    # Virtuoso stores WKT literals as its own geometries: POINT(...) comes back in upper case,
+    # typed as its own geometry datatype.
     for fact in doc["facts"]:
         if fact["relation_id"] == "P625":
             fact["value"] = fact["value"].upper()
+            fact.pop("datatype", None)
     return doc
 
 
