@@ -396,14 +396,24 @@ class Sets:
         winner = people[counts.index(pick(counts))]
         return dict(zip("abc", people)), [winner], people[0]
 
+    def genre_person(self, kind, rng):
+        """(relation, person, films) for a "genre:<relation>" kind: a person of 3..40 films
+        along it, each film's genre known; None when the draw does not fit."""
+        k = self.kb
+        rel = kind.split(":")[1]
+        p, films = self.person(rng, rel, 3, 40)
+        if (not p or (rel == "starred_actors" and not k.only_role(p, rel))
+                or not all(k.fwd["has_genre"].get(f) for f in films)):  # each film's genre known
+            return None
+        return rel, p, films
+
     def entity_constraint(self, kind, rng, want):
         k = self.kb
         if kind.startswith("genre:"):
-            rel = kind.split(":")[1]
-            p, films = self.person(rng, rel, 3, 40)
-            if (not p or (rel == "starred_actors" and not k.only_role(p, rel))
-                    or not all(k.fwd["has_genre"].get(f) for f in films)):  # each film's genre known
+            found = self.genre_person(kind, rng)
+            if found is None:
                 return None
+            rel, p, films = found
             by_genre = defaultdict(set)
             for f in films:
                 for g in k.fwd["has_genre"].get(f, ()):
@@ -473,11 +483,10 @@ class Sets:
     def count_constraint(self, kind, rng, want):
         k = self.kb
         if kind.startswith("genre:"):
-            rel = kind.split(":")[1]
-            p, films = self.person(rng, rel, 3, 40)
-            if (not p or (rel == "starred_actors" and not k.only_role(p, rel))
-                    or not all(k.fwd["has_genre"].get(f) for f in films)):  # each film's genre known
+            found = self.genre_person(kind, rng)
+            if found is None:
                 return None
+            rel, p, films = found
             counts = Counter(g for f in films for g in k.fwd["has_genre"].get(f, ()) if g in GENRES)
             gs = sorted(g for g, c in counts.items() if c < len(films))
             if not gs:
