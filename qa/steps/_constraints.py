@@ -137,13 +137,18 @@ _IRI = re.compile(r"<([^<>\s]+)>")
 _VAR = re.compile(r"\?\w+")
 
 
+def iris_in(sparql: str) -> list[str]:
+    """The IRIs a query's text writes (``<…>``)."""
+    return _IRI.findall(sparql)
+
+
 def _names_a_chain_relation(store, body: str, c: EntityConstraint) -> str | None:
     """The label of a relation the chain walks that a common word (not written as a name)
     names too ("capitals" and `capital`, "countries" and `country`), or None."""
     if c.written_as_name:
         return None
     words = {_stem(w) for w in re.findall(r"[a-z]+", f"{c.words} {c.label}".lower())}
-    labels = store_labels(store, _IRI.findall(body))
+    labels = store_labels(store, iris_in(body))
     for label in labels.values():
         if words & {_stem(w) for w in re.findall(r"[a-z]+", label.lower())}:
             return label
@@ -316,4 +321,4 @@ def _as_number(literal, year: bool) -> float | None:
         return None
 
 
-__all__ = ["NONE_MEETS", "apply_constraints", "chain_body", "check_value", "value_expression"]
+__all__ = ["NONE_MEETS", "MAX_RELATIONS", "iris_in", "apply_constraints", "chain_body", "check_value", "value_expression"]

@@ -8,19 +8,15 @@ one the question's words name ("character"), and the query runs again with that 
 """
 from __future__ import annotations
 
-import re
-
 from kgstore.errors import QueryError, UnsafeQueryError
 
 from ..sandbox import run_sparql
 from . import _sparql_build as sb
 from ._answering import rows_answer
-from ._constraints import chain_body
+from ._constraints import MAX_RELATIONS, chain_body, iris_in
 from ._result import Answer
 from ._retrieval import similarities, store_labels
 
-MAX_RELATIONS = 40
-_IRI = re.compile(r"<([^<>\s]+)>")
 
 
 def walk_through_mediators(store, index, chain: Answer, question: str, run, *, timeout_s: float = 5.0,
@@ -38,7 +34,7 @@ def walk_through_mediators(store, index, chain: Answer, question: str, run, *, t
                           timeout_s=timeout_s, max_rows=MAX_RELATIONS).rows
     except (QueryError, UnsafeQueryError):
         return chain
-    walked = set(_IRI.findall(body))
+    walked = set(iris_in(body))
     relations = [r["r"].value for r in rows if "r" in r and r["r"].value not in walked]
     if not relations:
         return chain

@@ -28,7 +28,7 @@ _SCALE = r"(?:\s*(thousand|million|billion|k\b|m\b(?=\s+(?:people|inhabitants|re
 SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
 # units a constant may carry (a hint for which relation: the store's values carry their own)
 _UNIT = (r"(?:\s*(metres|meters|metre|meter|m|km|kilometres|kilometers|kilometre|kilometer|feet|foot|ft|miles|mile|"
-         r"kg|kilograms|tonnes|tons|years|year|minutes|minutes|min|hours|people|inhabitants|residents|"
+         r"kg|kilograms|tonnes|tons|years|year|minutes|min|hours|people|inhabitants|residents|"
          r"dollars|euros|km2|square kilometres|square kilometers|sq km|%|percent)\b)?")
 # comparison words before a constant: operator for numbers
 _LOWER_BOUNDS = {"after": ">", "since": ">=", "later than": ">", "more than": ">", "greater than": ">",
@@ -147,16 +147,14 @@ class Grounded:
 
 @dataclass
 class QueryGraph:
-    """A question's whole query: the ``chain`` (its SELECT, answering ``answer_var``), every
-    constraint read from the question, its ``aggregation`` (count, argmax, argmin, or
-    None) and its ``answer_form``; ``grounded`` says what became of each constraint."""
+    """A question's whole query beside its chain (the method's answer and its query):
+    every constraint read from the question, its ``aggregation`` (count, argmax, argmin,
+    or None) and its ``answer_form``; ``grounded`` says what became of each constraint."""
 
     question: str
     answer_form: str
     aggregation: str | None = None
     constraints: list = field(default_factory=list)
-    chain: str | None = None
-    answer_var: str = "?answer"
     grounded: list[Grounded] = field(default_factory=list)
 
     @property
