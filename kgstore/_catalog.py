@@ -254,9 +254,16 @@ class Catalog:
     @staticmethod
     def _upsert_entity_rows(con, table: pa.Table) -> None:
         con.register("_ents", table)
-        con.execute("""
+        Catalog.upsert_entities_from(con, "_ents")
+        con.unregister("_ents")
+
+    @staticmethod
+    def upsert_entities_from(con, source: str) -> None:
+        """Upsert the rows of table or view ``source`` (the columns of :meth:`entities_table`,
+        one row per IRI) into ``entities``: known fields are kept unless the new row knows better."""
+        con.execute(f"""
             INSERT INTO entities (iri, id, label, description, aliases, sitelinks, is_mediator, kind)
-            SELECT iri, id, label, description, aliases, sitelinks, is_mediator, kind FROM _ents
+            SELECT iri, id, label, description, aliases, sitelinks, is_mediator, kind FROM {source}
             ON CONFLICT (iri) DO UPDATE SET
                 label = COALESCE(excluded.label, entities.label),
                 description = COALESCE(excluded.description, entities.description),
@@ -267,7 +274,6 @@ class Catalog:
                 is_mediator = entities.is_mediator OR excluded.is_mediator,
                 kind = excluded.kind
         """)
-        con.unregister("_ents")
 
     @staticmethod
     def _upsert_relations(con, relations: Sequence[RelationRecord]) -> None:

@@ -16,8 +16,10 @@ only): :class:`EndpointClient`.
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
+import socket
 import time
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
@@ -25,6 +27,7 @@ from urllib.parse import urlencode
 
 import httpx
 
+from ._endpoint_stream import AnswerFile, NotConnected, open_answer
 from .errors import EndpointAuthError, EndpointQueryError, EndpointTimeoutError, EndpointUnreachableError
 
 RESULTS_JSON = "application/sparql-results+json"
@@ -70,6 +73,11 @@ class EndpointClient:
             headers["Authorization"] = f"Bearer {auth.token}"
         elif auth is not None and auth.user:
             basic = httpx.BasicAuth(auth.user, auth.password)
+        # what stream() sends itself, past httpx
+        self._headers = dict(headers)
+        if basic is not None:
+            pair = f"{auth.user}:{auth.password}".encode()
+            self._headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
         self._client = httpx.Client(
             headers=headers, auth=basic, follow_redirects=False, trust_env=False,
             timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
@@ -141,77 +149,43 @@ class EndpointClient:
         return b"".join(parts)
 
     @contextlib.contextmanager
-    def stream(self, sparql: str, *, accept: str, default_graphs: Sequence[str] = ()) -> Iterator[io.RawIOBase]:
+    def stream(self, sparql: str, *, accept: str, default_graphs: Sequence[str] = ()) -> Iterator[io.BufferedIOBase]:
         """POST ``sparql`` and yield the answer's body as a file to read as it comes (for
-        answers too long to hold: `kgstore sync`). The time limit applies to each wait for
+        answers too long to hold: `kgstore sync`; read through ``http.client``, which
+        kgstore/_endpoint_stream.py says why). The time limit applies to each wait for
         more bytes, not to the whole answer; connecting is retried as in :meth:`query`.
         A connection that breaks while reading raises :class:`EndpointUnreachableError`."""
         form = urlencode([("query", sparql)] + [("default-graph-uri", g) for g in default_graphs]).encode("ascii")
+        headers = {**self._headers, "Accept": accept, "Content-Type": FORM}
         attempt = 0
         while True:
             try:
-                response = self._client.send(
-                    self._client.build_request("POST", self.url, content=form,
-                                               headers={"Accept": accept, "Content-Type": FORM}), stream=True)
-                if response.status_code in _RETRY_STATUSES:
-                    response.close()
-                    raise _Transient(f"it answered {response.status_code} {response.reason_phrase}")
-                break
-            except _NOT_CONNECTED as exc:
-                detail = _detail(exc)
-            except _Transient as exc:
-                detail = exc.detail
-            except httpx.TimeoutException:
+                connection, response = open_answer(self.url, form, headers, timeout_s=self.timeout_s,
+                                                   connect_timeout_s=self._client.timeout.connect)
+                if response.status not in _RETRY_STATUSES:
+                    break
+                detail = f"it answered {response.status} {response.reason}"
+                connection.close()
+            except NotConnected as exc:
+                detail = str(exc)
+            except socket.timeout:
                 raise EndpointTimeoutError(self.url, self.timeout_s) from None
             if attempt >= self.retries:
                 raise EndpointUnreachableError(self.url, detail)
             time.sleep(self.backoff_s * (2 ** attempt))
             attempt += 1
         try:
-            if response.status_code != 200:
+            if response.status != 200:
                 said = response.read().decode("utf-8", errors="replace")
-                if response.status_code in (401, 403):
-                    raise EndpointAuthError(self.url, response.status_code, said)
-                raise EndpointQueryError(self.url, response.status_code, said)
-            yield _ResponseFile(response, self.url)
+                if response.status in (401, 403):
+                    raise EndpointAuthError(self.url, response.status, said)
+                raise EndpointQueryError(self.url, response.status, said)
+            yield AnswerFile(response, self.url)
         finally:
-            response.close()
+            connection.close()
 
     def close(self) -> None:
         self._client.close()
-
-
-class _ResponseFile(io.RawIOBase):
-    """A streamed response body as a readable file (what pyoxigraph's parsers read)."""
-
-    def __init__(self, response: httpx.Response, url: str):
-        self._chunks = response.iter_bytes(chunk_size=1 << 16)
-        self._pending = memoryview(b"")
-        self._url = url
-        # What broke the stream, kept for the reader: a parser that calls readinto may
-        # hand the error on as its own (pyoxigraph raises OSError).
-        self.error: EndpointUnreachableError | None = None
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        while not self._pending:
-            try:
-                self._pending = memoryview(next(self._chunks))
-            except StopIteration:
-                return 0
-            except httpx.TimeoutException:
-                self.error = EndpointUnreachableError(self._url, "it stopped sending in the middle of an answer")
-                raise self.error from None
-            except (httpx.HTTPError, httpx.StreamError) as exc:
-                self.error = EndpointUnreachableError(self._url, "the connection broke during the answer: "
-                                                                 + _detail(exc))
-                raise self.error from None
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
-        return n
 
 
 class _Transient(Exception):

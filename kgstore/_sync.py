@@ -40,14 +40,19 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Callable, Iterator
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyoxigraph as ox
 
 from ._catalog import Catalog
+from ._columns import triple_columns
 from ._disk import disk_full_as_error
 from ._endpoint import EndpointTriples
 from ._endpoint_probe import RESULTS_FORMATS
+from ._entity_stage import clear_stage, merge_staged_entities, stage_entities, start_stage
 from ._store import Store
 from ._sync_records import blank_node_prefix, catalog_records, triples_of_solutions
 from .errors import EndpointQueryError, StoreError
@@ -120,6 +125,7 @@ def sync(store: Store, *, full: bool = False, page_rows: int | None = None, segm
         if previous and previous["status"] != "done":
             run_id, counts = previous["run_id"], Counter(previous["counts"])
             cursor = json.loads(Catalog.get_meta(con, _CURSOR_KEY.format(run_id=run_id)) or "null")
+            start_stage(con)
             con.execute("UPDATE ingest_runs SET status = 'running', error = NULL WHERE run_id = ?", [run_id])
         else:
             total = None
@@ -130,12 +136,14 @@ def sync(store: Store, *, full: bool = False, page_rows: int | None = None, segm
                                        seconds=time.monotonic() - started)
             run_id = Catalog.start_run(con, file=source, size=0, checksum=checksum, fmt=FORMAT, options=options)
             counts = Counter({"endpoint_triples": total if total is not None else triples_access.count()})
+            clear_stage(con)
     resumed_from = int(counts.get("pages", 0)) if cursor is not None else 0
     counts["subjects_this_run"] = counts["triples_this_run"] = 0
     try:
         with store.catalog.pinned():  # one catalog connection for the whole sync, not one per page
             _read_pages(store, reader, run_id, counts, cursor, source, started, progress)
         with store.catalog.transaction() as con:
+            merge_staged_entities(con)
             earlier = [r for r in Catalog.runs_of(con, checksum, FORMAT) if r != run_id]
             Catalog.forget_facts_of_runs(con, earlier)
             Catalog.move_predicate_labels(con)
@@ -152,7 +160,8 @@ def sync(store: Store, *, full: bool = False, page_rows: int | None = None, segm
 def _read_pages(store, reader, run_id, counts, cursor, source, started, progress) -> None:
     """Each page and its cursor in one catalog transaction."""
     for page in reader.pages(cursor):
-        entities, relations = catalog_records(page.triples, store.config.languages)
+        columns = page.columns if page.columns is not None else triple_columns(page.triples)
+        entities, relations = catalog_records(page.triples, store.config.languages, columns=columns)
         counts["pages"] += 1
         if page.subjects is None:
             counts[_UNCOUNTED] = 1
@@ -162,7 +171,9 @@ def _read_pages(store, reader, run_id, counts, cursor, source, started, progress
         counts["triples"] += len(page.triples)
         counts["triples_this_run"] += len(page.triples)
         with store.catalog.transaction() as con:
-            counts["facts"] += Catalog.write_batch(con, run_id, page.triples, entities, relations, [], source)
+            counts["facts"] += Catalog.write_rows(con, run_id, Catalog.facts_of_columns(columns, run_id), None,
+                                                  relations, [], source)
+            stage_entities(con, counts["pages"], Catalog.entities_table(entities))
             Catalog.set_meta(con, _CURSOR_KEY.format(run_id=run_id), json.dumps(page.cursor))
             Catalog.checkpoint(con, run_id, counts["pages"], counts["subjects"], dict(counts))
         if progress:
@@ -183,6 +194,7 @@ class _Page:
     triples: list
     subjects: int | None  # subjects that start in this page; None once the stream is seen unsorted
     cursor: dict  # where the next page starts (see _PageReader)
+    columns: pa.StructArray | None = None  # the triples as triple_columns(), where the reader made them
 
 
 class _PageReader:
@@ -223,28 +235,30 @@ class _PageReader:
         offset, last = cursor["offset"], cursor.get("last")
         while True:
             got = 0
-            page: list = []
-            starts = 0
-            started: set[str] = set()  # the subjects that started in this page
             with self.client.stream(f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o }} OFFSET {offset} LIMIT {self.segment_rows}",
                                     accept=self.format.media_type, default_graphs=self.graphs) as body:
-                for triple in self._triples(body):
-                    got += 1
-                    if triple.s != last:
-                        starts += 1
-                        last = triple.s
-                        if self.grouped and triple.s in started:
-                            self.grouped = False
-                        started.add(triple.s)
-                    page.append(triple)
-                    if len(page) == self.page_rows:
-                        yield _Page(page, starts if self.grouped else None, {"offset": offset + got, "last": last})
-                        page, starts, started = [], 0, set()
+                rows = self._triples(body)
+                while page := list(islice(rows, self.page_rows)):
+                    got += len(page)
+                    columns = triple_columns(page)
+                    starts, last = self._starts(columns, last)
+                    yield _Page(page, starts if self.grouped else None, {"offset": offset + got, "last": last},
+                                columns)
             offset += got
-            if page:
-                yield _Page(page, starts if self.grouped else None, {"offset": offset, "last": last})
             if got < self.segment_rows:
                 return
+
+    def _starts(self, columns: pa.StructArray, last: str | None) -> tuple[int, str | None]:
+        """Subjects that start in a page (a subject other than the row's before, ``last``
+        before the first), and its last subject. Counted by Arrow, not row by row. A
+        subject that starts twice in one page means the stream is not grouped by subject."""
+        s = columns.field("s")
+        before = pa.concat_arrays([pa.array([last], pa.string()), s.slice(0, len(s) - 1)])
+        starting = pc.fill_null(pc.not_equal(s, before), True)
+        started = pc.filter(s, starting)
+        if self.grouped and pc.count_distinct(started).as_py() < len(started):
+            self.grouped = False
+        return len(started), s[len(s) - 1].as_py()
 
     def _triples(self, body) -> Iterator[Triple]:
         rows = ox.parse_query_results(body, format=self.format)
