@@ -215,6 +215,21 @@ def test_shape_rules_on_small_queries():
     assert query_shape("SELECT ?x WHERE { ?x wdt:P31 wd:Q5 . OPTIONAL { ?x wdt:P1 ?y } }") == "chain"
     assert query_shape("SELECT ?x WHERE { wd:Q1 wdt:P1 ?x }", ["date"]) == "literal"
     assert query_shape("not a query at all") == "chain"
+    # UNION branches are alternatives: two patterns in different branches restrict nothing
+    assert query_shape("SELECT ?r WHERE { { wd:Q1 wdt:P25 ?r } UNION { wd:Q1 wdt:P22 ?r } }") == "chain"
+    assert query_shape("SELECT ?r WHERE { { wd:Q1 wdt:P25 ?r . ?r wdt:P21 wd:Q2 } UNION { wd:Q1 wdt:P22 ?r } }") == \
+        "constraint"
+    assert query_shape("SELECT ?r WHERE { { wd:Q1 wdt:P25 ?r } UNION { wd:Q1 wdt:P22 ?r } ?r wdt:P21 wd:Q2 }") == \
+        "constraint"
+    # ORDER BY .. LIMIT over answers the query names picks one of them: a comparison
+    assert query_shape("SELECT ?x WHERE { ?x wdt:P2048 ?h FILTER(?x IN (wd:Q1, wd:Q2)) } ORDER BY DESC(?h) LIMIT 1") \
+        == "comparison"
+    assert query_shape("SELECT ?x WHERE { VALUES ?x { wd:Q1 wd:Q2 } ?x wdt:P2048 ?h } ORDER BY DESC(?h) LIMIT 1") \
+        == "comparison"
+    assert query_shape("SELECT ?x WHERE { VALUES ?x { wd:Q1 } ?x wdt:P2048 ?h } ORDER BY DESC(?h) LIMIT 1") == \
+        "superlative"
+    assert query_shape("SELECT ?x WHERE { ?x wdt:P31 wd:Q5 ; wdt:P2048 ?h } ORDER BY DESC(?h) LIMIT 1") == \
+        "superlative"
     assert item_shape("Superlatives", None) == "superlative" and item_shape("multi-intent", None) == "multi-intent"
     assert item_shape(None, None, ["boolean"]) == "boolean" and item_shape(None, None, ["entity"]) == "unknown"
 

@@ -5,7 +5,9 @@ The rules, applied to the gold query in this order (the first that holds wins):
 
 1. **boolean**: the query is an ``ASK``.
 2. **count**: the projection (between ``SELECT`` and the first ``{``) holds ``COUNT(``.
-3. **superlative**: ``ORDER BY`` followed by ``LIMIT``, or ``MAX(``/``MIN(`` in the projection.
+3. **superlative**: ``ORDER BY`` followed by ``LIMIT``, or ``MAX(``/``MIN(`` in the projection;
+   but an ``ORDER BY … LIMIT`` over answers the query lists by name (``FILTER(?x IN (wd:A,
+   wd:B))``, ``VALUES ?x { wd:A wd:B }``) picks one of the named things: a **comparison**.
 4. **comparison**: a ``FILTER`` or ``BIND`` expression compares two values that both
    depend on a variable with ``<``, ``>``, ``<=`` or ``>=`` (``?a > ?b``,
    ``IF(?x > ?y, ...)``). A variable against a constant (``YEAR(?d) >= 1910``) restricts
@@ -14,7 +16,9 @@ The rules, applied to the gold query in this order (the first that holds wins):
    that middle variable to the answer variable, in either direction
    (``wd:X wdt:P57 ?dir . ?answer wdt:P57 ?dir``: "films by the director of X").
 6. **constraint**: two or more required triple patterns (outside ``OPTIONAL``, ``MINUS``
-   and ``FILTER``) have the answer variable as subject or object.
+   and ``FILTER``) have the answer variable as subject or object, and hold together: two
+   patterns in different branches of one ``UNION`` are alternatives, not a restriction
+   (``{ wd:X wdt:P25 ?r } UNION { wd:X wdt:P22 ?r }`` is a chain asked two ways).
 7. **literal**: every gold answer is a literal (number, date or string).
 8. **chain**: anything else (one relation, or a path of relations, from the topic).
 
@@ -85,6 +89,10 @@ class QueryForm:
     triples: list[tuple[str, str, str, bool]] = field(default_factory=list)
     expressions: list[list[Tok]] = field(default_factory=list)
     order_by_limit: bool = False
+    # per triple, the UNION branches it sits in: ((union number, branch number), ...)
+    branches: list[tuple[tuple[int, int], ...]] = field(default_factory=list)
+    # variables a VALUES block lists constants for
+    listed: set[str] = field(default_factory=set)
 
 
 def read_query(sparql: str) -> QueryForm:
@@ -128,6 +136,8 @@ class _Group:
 
     def __init__(self, toks: list[Tok], q: QueryForm):
         self.toks, self.q = toks, q
+        self.branch: tuple[tuple[int, int], ...] = ()
+        self.unions = 0
 
     def parse(self, start: int) -> None:
         i = start
@@ -145,7 +155,7 @@ class _Group:
             if t.text == "}":
                 return i + 1
             if t.text == "{":
-                i = self.group(i + 1, required=required)
+                i = self.union_or_group(i, required=required)
             elif t.text in (".", ";", ","):
                 i += 1
             elif t.kind == "word" and t.up in ("FILTER", "BIND"):
@@ -159,7 +169,11 @@ class _Group:
             elif t.kind == "word" and t.up in ("GRAPH", "SERVICE", "SILENT"):
                 i += 2 if t.up != "SILENT" else 1
             elif t.kind == "word" and t.up == "VALUES":
-                i = self.skip_until_block_end(i + 1)
+                start = i + 1
+                i = self.skip_until_block_end(start)
+                named = [t for t in toks[start:i] if t.kind in ("iri", "pname", "string", "number")]
+                if toks[start].kind == "var" and len(named) >= 2:  # one variable, two things or more
+                    self.q.listed.add(toks[start].text)
             elif t.kind == "word" and t.up in ("SELECT", "DISTINCT", "REDUCED", "WHERE", "UNION", "GROUP",
                                                 "ORDER", "BY", "HAVING", "LIMIT", "OFFSET", "ASC", "DESC"):
                 i = self.skip_subselect_head(i) if t.up == "SELECT" else i + 1
@@ -167,6 +181,25 @@ class _Group:
                 i = self.skip_balanced(i, "(", ")")
             else:
                 i = self.triples(i, required=required)
+        return i
+
+    def union_or_group(self, i: int, *, required: bool) -> int:
+        """A ``{ … }`` at ``i``, or ``{ … } UNION { … } …``: each branch read with its own
+        mark, so that patterns of two branches are not taken as holding together."""
+        ends = [self.skip_balanced(i, "{", "}")]
+        while ends[-1] + 1 < len(self.toks) and self.toks[ends[-1]].kind == "word" and \
+                self.toks[ends[-1]].up == "UNION" and self.toks[ends[-1] + 1].text == "{":
+            ends.append(self.skip_balanced(ends[-1] + 1, "{", "}"))
+        if len(ends) == 1:
+            return self.group(i + 1, required=required)
+        self.unions += 1
+        union, outer = self.unions, self.branch
+        for n, _ in enumerate(ends):
+            self.branch = outer + ((union, n),)
+            i = self.group(i + 1, required=required)
+            if n + 1 < len(ends):
+                i += 1  # the UNION keyword
+        self.branch = outer
         return i
 
     def triples(self, i: int, *, required: bool) -> int:
@@ -184,6 +217,7 @@ class _Group:
                 if obj is None:
                     return i
                 self.q.triples.append((subject, predicate, obj, required))
+                self.q.branches.append(self.branch)
                 if i < len(toks) and toks[i].text == ",":
                     i += 1
                     continue
@@ -338,6 +372,40 @@ def _round_trip(q: QueryForm) -> bool:
     return False
 
 
+def _together(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> bool:
+    """Two patterns' UNION marks let them hold in one solution: no UNION puts them in
+    different branches."""
+    branch_of = dict(a)
+    return all(branch_of.get(union, n) == n for union, n in b)
+
+
+def _restricted(q: QueryForm) -> bool:
+    """Two required patterns that hold together have the answer variable in them."""
+    ans = q.answer_var
+    marks = [q.branches[k] if k < len(q.branches) else () for k, (s, _, o, req) in enumerate(q.triples)
+             if req and ans in (s, o)]
+    return any(_together(a, b) for k, a in enumerate(marks) for b in marks[k + 1:])
+
+
+def _picks_among_named(q: QueryForm) -> bool:
+    """The answers are a list of constants the query names: ``VALUES ?x { … }`` or
+    ``FILTER(?x IN (…))`` with only constants inside."""
+    ans = q.answer_var
+    if not ans:
+        return False
+    if ans in q.listed:
+        return True
+    for e in q.expressions:
+        texts = [t.text for t in e]
+        for k in range(len(e) - 2):
+            if e[k].text == ans and e[k + 1].kind == "word" and e[k + 1].up == "IN" and texts[k + 2] == "(":
+                end = texts.index(")", k + 2) if ")" in texts[k + 2:] else len(texts)
+                inside = [t for t in e[k + 3:end] if t.text != ","]
+                if len(inside) >= 2 and all(t.kind in ("iri", "pname", "string", "number") for t in inside):
+                    return True
+    return False
+
+
 def query_shape(sparql: str, gold_kinds: Iterable[str] = ()) -> str:
     """The shape of a gold query (the rules of the module docstring); ``gold_kinds`` are the
     kinds of its gold values (for the literal rule)."""
@@ -348,13 +416,12 @@ def query_shape(sparql: str, gold_kinds: Iterable[str] = ()) -> str:
     if re.search(r"\bCOUNT \(", projection):
         return "count"
     if q.order_by_limit or re.search(r"\b(MAX|MIN) \(", projection):
-        return "superlative"
+        return "comparison" if q.order_by_limit and _picks_among_named(q) else "superlative"
     if any(_compares_two_values(e) for e in q.expressions):
         return "comparison"
     if _round_trip(q):
         return "round trip"
-    ans = q.answer_var
-    if ans and sum(1 for s, _, o, req in q.triples if req and ans in (s, o)) >= 2:
+    if q.answer_var and _restricted(q):
         return "constraint"
     return _by_gold(gold_kinds) or "chain"
 

@@ -29,7 +29,10 @@ _BOOLEAN_OPENING = {"is", "are", "was", "were", "does", "do", "did", "has", "hav
 _THAN_A_NUMBER = re.compile(r"\bthan\s+(?:about\s+|around\s+)?(?:[\d$€£]|(?:a|one|two|three|four|five|six|seven|"
                             r"eight|nine|ten|twenty|fifty|a few|several|hundred|thousand|million|billion)\b)")
 _WH_WORDS = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how"}
-_COUNT = re.compile(r"\bhow many\b|\b(?:the|what) (?:total )?number of\b|\bcount (?:the|of|all)\b", re.I)
+_COUNT = re.compile(r"\bhow many\b|\b(?:the|what) (?:total )?number of\b|\b[Cc]ount (?:the|all)\b|\bcount of\b", re.I)
+# "Count" with a capital inside a sentence, or "Count of" opening it, is a title ("the son
+# of Count of Evreux"): the verb that asks for a count is "count the …", "count all …"
+_COUNT_TITLE = re.compile(r"(?<=[A-Za-z,] )Count of\b|^\W*Count of\b")
 
 # word: (direction over numbers, direction over dates)
 _UP, _DOWN = ("max", "max"), ("min", "min")
@@ -111,7 +114,7 @@ def detect_shape(question: str, names: Sequence[tuple[int, int]] = ()) -> Questi
     tokens = tuple(t.lower() for t in _TOKEN.findall(question))
     if not words:
         return QuestionShape("chain")
-    if _COUNT.search(question):
+    if _COUNT.search(_COUNT_TITLE.sub("title", question)):
         return QuestionShape("count", words=words)
     # "can you name a film …" is a request, and "is X a man or a woman" a choice: chains
     # a name opens "[X] was the director of which films"; a wh-word anywhere asks for a thing
@@ -200,7 +203,8 @@ def _ordering(tokens: tuple[str, ...], words: tuple[str, ...], form: str, cue: s
               yes_no: bool) -> QuestionShape:
     phrase = attribute_phrase(tokens, at) if at is not None else ""
     # "which is older, X or Y", "which of X and Y came first": the options are named
-    named_options = "or" in tokens or tuple(words[:2]) in (("which", "of"), ("who", "of")) or _options_first(tokens)
+    named_options = "or" in tokens or tuple(words[:2]) in (("which", "of"), ("who", "of")) or \
+        _options_first(tokens) or _options_after(tokens, at)
     if form == "superlative" and not named_options:
         return QuestionShape("superlative", cue, directions, phrase, False, words)
     return QuestionShape("comparison", cue, directions, phrase, yes_no, words)
@@ -221,7 +225,7 @@ def _is_superlative_use(words: tuple[str, ...], i: int) -> bool:
         # "who was born first, X or Y", "which of X and Y came first": the word ends a
         # clause of a question that names its options; elsewhere "first" is too often a
         # chain's word ("where was X released first")
-        ends = i == len(words) - 1 or words[i + 1] in (",", "?", ";", "!")
+        ends = i == len(words) - 1 or words[i + 1] in (",", "?", ";", ":", "!")
         return ends and ("or" in words or tuple(words[:2]) in (("which", "of"), ("who", "of")))
     if w in ("most", "least"):
         return before in ("the", "which", "what", "who") or (i + 1 < len(words) and before != "at")
@@ -234,7 +238,7 @@ def _is_comparative_use(question: str, words: tuple[str, ...], i: int) -> bool:
     if words[i] in ("before", "after"):
         # "was X born before Y": a yes/no comparison of dates; elsewhere a chain's word
         return words[0] in _BOOLEAN_OPENING
-    if " or " in lowered or _options_first(words):
+    if " or " in lowered or _options_first(words) or _options_after(words, i):
         return True
     # "more than 100 million people" is a filter on a chain's values, not two things compared
     return " than " in lowered and not _THAN_A_NUMBER.search(lowered)
@@ -244,6 +248,26 @@ def _options_first(tokens: Sequence[str]) -> bool:
     """The question names its options before it asks: "between X and Y, who …", "of X, Y
     and Z, which …", "among X and Y …"."""
     return bool(tokens) and tokens[0] in ("between", "of", "among", "amongst") and "and" in tokens
+
+
+# words after which a question lists the things it compares ("taller out of X and Y",
+# "the older one between X and Y")
+_LISTING = {"between", "of"}
+
+
+def _options_after(tokens: Sequence[str], at: int | None) -> bool:
+    """After the comparative or superlative at ``at``, the question lists its options:
+    "who is taller out of X and Y", "which is older between X and Y". "All" makes it a
+    class ("the fastest out of all the cars"), not options."""
+    if at is None:
+        return False
+    for k in range(at + 1, len(tokens) - 1):
+        opens = tokens[k] == "between" or (tokens[k] == "of" and tokens[k - 1] == "out")
+        if opens:
+            rest = tokens[k + 1:]
+            clause = rest[:next((j for j, t in enumerate(rest) if t in ("?", ";", "!")), len(rest))]
+            return "and" in clause and "all" not in clause[:2]
+    return False
 
 
 def attribute_phrase(words: tuple[str, ...], at: int) -> str:

@@ -37,7 +37,8 @@ from __future__ import annotations
 import re
 
 from ..steps._query_graph import read_value_constraints
-from ._detect import detect_shape
+from ._detect import detect_shape, without_names
+from ._word_forms import IRREGULAR_PAST, superlative_form
 
 QUESTION_SHAPES = ("count", "boolean", "comparison", "superlative", "constraint", "chain")
 
@@ -53,6 +54,8 @@ _PREPOSITIONS = {"of", "in", "on", "at", "by", "for", "from", "to", "with", "int
 _PRONOUNS = {"i", "you", "he", "she", "it", "we", "they", "me", "him", "us", "them", "one", "ones", "else",
              "other", "others", "someone", "something", "anything", "everything"}
 _WH_QUESTION = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how"}
+# a wh-word with "is" contracted opens a question as well ("… and what's his party")
+_WH_CONTRACTED = {w + "'s" for w in ("what", "who", "where", "when", "how")}
 # words that open a restrictive relative clause ("where" and "when" open a place or a time:
 # "the studio where X was filmed" is a hop of a chain)
 _RESTRICTIVE = {"that", "which", "who", "whom", "whose", "having"}
@@ -79,6 +82,11 @@ _REQUEST = re.compile(r"^\s*(?:please\s+)?(?:(?:tell|give|show|let)\s+me(?:\s+kn
                       r"(?:about\s+)?(?:the\s+names?\s+of\s+)?(a|an|the|some|all(?:\s+the)?)\s+", re.I)
 # a year or a date: a fact asked at a time
 _YEAR_OR_DATE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
+# a month and a day written before a year ("May 26th, 1799", "26 May 1799")
+_DATE_BEFORE_YEAR = re.compile(
+    r"(?:\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+"
+    r"\d{1,2}(?:st|nd|rd|th)?|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|"
+    r"june|july|august|september|october|november|december))\s*,?\s*(?:in\s+)?$", re.I)
 # "how often did X …": a count of events
 _HOW_OFTEN = re.compile(r"\bhow often\b", re.I)
 _COUNT_OPENING = re.compile(r"\bhow many\b|\b(?:the|what) (?:total )?number of\b", re.I)
@@ -104,8 +112,8 @@ def _is_noun_like(w: str, nxt: str) -> bool:
     if not w or not w[0].isalpha() or w in _AUXILIARIES or w in _DETERMINERS or w in _PREPOSITIONS or \
             w in _PRONOUNS or w in _WH_QUESTION or w in _RESTRICTIVE or w in ("not", "and", "or", "if"):
         return False
-    if w.endswith("ed") and nxt not in _AUXILIARIES:  # "what caused …", "what happened …"
-        return False
+    if (w.endswith("ed") or w in IRREGULAR_PAST) and nxt not in _AUXILIARIES:
+        return False  # "what caused …", "what came first …": a verb
     if w.endswith("s") and not w.endswith("ss") and nxt in _DETERMINERS | _PREPOSITIONS:
         return False  # "what makes the …", "what lives in …"
     return True
@@ -172,18 +180,23 @@ def two_questions(words: list[str]) -> bool:
     """Two questions in one ("what country is X from, and what sport does he play"): each
     is its own chain."""
     for i, w in enumerate(words[1:-1], start=1):
-        if w == "and" and (words[i + 1] in _WH_QUESTION or
+        if w == "and" and (words[i + 1] in _WH_QUESTION | _WH_CONTRACTED or
                            (words[i + 1] in _PREPOSITIONS and i + 2 < len(words) and words[i + 2] in _WH_QUESTION)):
             return True
     return False
 
 
 def _value_restricts(question: str) -> bool:
-    """A quantity the question writes, or a year inside a relative clause."""
-    for c in read_value_constraints(question):
-        if not c.year:
-            return True
-        before = _words(question[:c.span[0]])
+    """A quantity the question writes, or a year (or a date) inside a relative clause."""
+    values = read_value_constraints(question)
+    if any(not c.year for c in values):
+        return True
+    # years the value reader leaves out are still a time: "born on May 26th, 1799"
+    starts = [c.span[0] for c in values] + [m.start() for m in _YEAR_OR_DATE.finditer(question)]
+    for start in starts:
+        # a year that ends a written date counts from the date's start ("born on May 26th, 1799")
+        date = _DATE_BEFORE_YEAR.search(question[:start])
+        before = _words(question[:date.start() if date else start])
         # "… that started in 1983"; not the opening "which" of "which prize did X get in 1987"
         if any(w in _RESTRICTIVE and i > 0 and before[i - 1] not in _PREPOSITIONS
                for i, w in enumerate(before) if i >= len(before) - 6):
@@ -195,6 +208,18 @@ def _ordered_in_count(question: str) -> bool:
     """A count question about an extreme one ("according to the highest estimate", "the
     second oldest dog")."""
     return detect_shape(_COUNT_OPENING.sub(" ", question)).kind == "superlative"
+
+
+def _unlisted_superlative(question: str) -> bool:
+    """A superlative no word list names, told by its ending after a determiner or a copula
+    ("the strongest …", "which planet is closest to …"); with options ("X or Y") it
+    compares them, which the comparison reader decides."""
+    words = _words(without_names(question))
+    if "or" in words:
+        return False
+    return any(superlative_form(w) and i and words[i - 1] in ("the", "its", "their", "his", "her", "is", "are",
+                                                              "was", "were")
+               for i, w in enumerate(words))
 
 
 def _ordinal_pick(question: str) -> bool:
@@ -216,7 +241,7 @@ def question_shape(question: str) -> str:
         return shape.kind
     if _HOW_OFTEN.search(question):
         return "count"
-    if _EXTREME.search(question) or _ordinal_pick(question):
+    if _EXTREME.search(question) or _ordinal_pick(question) or _unlisted_superlative(question):
         return "superlative"
     if _NAME_STRING.search(question) or _value_restricts(question):
         return "constraint"
