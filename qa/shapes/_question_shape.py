@@ -12,16 +12,19 @@ Beyond the reader's own kinds:
   lived in X in 2005") is a number held at a date, a **chain**, and one about an extreme
   ("how many years did the second oldest dog live") a **superlative**;
 * **superlative** also for an extreme written without "the …est" ("has the maximum
-  number of", "the overall fastest") and an ordinal that picks one answer by its order
-  ("the first album of X", "the last painting that Y painted");
+  number of", "the overall fastest"), an ordinal that picks one answer by its order
+  ("the first album of X", "the last painting that Y painted"), and a superlative no
+  list names, told by its "-est" after a determiner or a copula ("the strongest …",
+  "which island is closest to …", :mod:`._word_forms`);
 * a chain is read as a **constraint** when English restricts its answers beyond the one
   relation from the topic:
 
   - the answer's name is restricted ("… that starts with the letter s", "… whose name
     contains the word x");
-  - a quantity the question writes ("that have 13155 inhabitants"), or a year inside a
-    relative clause ("… that started in 1983"); a bare "in 1996" dates the fact asked
-    for, and is not a constraint on the answer;
+  - a quantity the question writes ("that have 13155 inhabitants"), or a year or a date
+    inside a relative clause ("… that started in 1983", "… who was born on May 26th,
+    1799"); a bare "in 1996" dates the fact asked for, and is not a constraint on the
+    answer;
   - the answer's class is named by the wh-phrase opening the question ("which river
     flows …", "what political party had …"), or by a request ("name a film …", "tell me
     the company which …", "what is the label signed by X");
@@ -29,8 +32,8 @@ Beyond the reader's own kinds:
     which has …", "which actor starring in X also starred in Y", "among the founders of
     X, who …").
 
-  A question that asks two things at once ("what country is X from, and what sport does
-  he play") and one asked at a date ("which award did X receive in 2007") stay chains.
+  A question that asks two things at once ("what country is X from, and what's his
+  sport") and one asked at a date ("which award did X receive in 2007") stay chains.
 """
 from __future__ import annotations
 
