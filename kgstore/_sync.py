@@ -51,15 +51,18 @@ from ._catalog import Catalog
 from ._columns import triple_columns
 from ._disk import disk_full_as_error
 from ._endpoint import EndpointTriples
-from ._endpoint_probe import RESULTS_FORMATS
+from ._endpoint_probe import N_TRIPLES, RESULTS_FORMATS
+from ._segment_reader import SegmentReader
 from ._entity_stage import clear_stage, merge_staged_entities, stage_entities, start_stage
 from ._store import Store
-from ._sync_records import blank_node_prefix, catalog_records, triples_of_solutions
+from ._sync_records import blank_node_prefix, catalog_records, triples_of_quads, triples_of_solutions
 from .errors import EndpointQueryError, StoreError
 from .records import Triple
 
 FORMAT = "sparql-endpoint"
-SEGMENT_ROWS = 2_000_000  # rows per request when the endpoint does not cap results
+SEGMENT_ROWS = 2_000_000  # rows per request at most when the endpoint does not cap results
+FIRST_SEGMENT_ROWS = 50_000  # the first request's rows; each next one asks for twice as many
+READERS = 2  # requests in flight at once (kgstore/_segment_reader.py)
 _CURSOR_KEY = "sync_cursor:{run_id}"
 _UNCOUNTED = "subjects_not_counted"
 
@@ -214,10 +217,16 @@ class _PageReader:
         self.cap = caps.result_cap
         self.keyset = caps.keyset_paging
         self.format = RESULTS_FORMATS.get(caps.results_format, ox.QueryResultsFormat.JSON)
+        # A stream of one named graph is read as N-Triples where TSV results would not be
+        # faithful (Virtuoso: half the engine's CPU of its XML results). Not without a graph:
+        # the default graph may be a union, where CONSTRUCT, giving a set of triples, could
+        # give fewer rows than asked for and end the sync before its end.
+        self.ntriples = caps.construct_ntriples and caps.results_format != "tsv" and bool(self.graphs)
         self.page_rows = max(1, page_rows or caps.page_rows)
         if self.cap:
             self.page_rows = min(self.page_rows, max(1, self.cap // 2))
         self.segment_rows = max(self.page_rows, segment_rows or SEGMENT_ROWS)
+        self.readers = READERS
         self.bnodes = blank_node_prefix(self.client.url)
         self.per_subject = 10.0  # triples per subject, learnt as pages come
         # A streamed endpoint that gives a subject's triples together (Oxigraph reads its SPO
@@ -232,21 +241,25 @@ class _PageReader:
 
     # -- streamed ----------------------------------------------------------------------------
     def _streamed(self, cursor: dict) -> Iterator[_Page]:
-        offset, last = cursor["offset"], cursor.get("last")
-        while True:
+        last = cursor.get("last")
+        segments = SegmentReader(self._open_segment, readers=self.readers, first_rows=FIRST_SEGMENT_ROWS,
+                                 max_rows=self.segment_rows)
+        for offset, asked, body in segments.segments(cursor["offset"]):
             got = 0
-            with self.client.stream(f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o }} OFFSET {offset} LIMIT {self.segment_rows}",
-                                    accept=self.format.media_type, default_graphs=self.graphs) as body:
-                rows = self._triples(body)
-                while page := list(islice(rows, self.page_rows)):
-                    got += len(page)
-                    columns = triple_columns(page)
-                    starts, last = self._starts(columns, last)
-                    yield _Page(page, starts if self.grouped else None, {"offset": offset + got, "last": last},
-                                columns)
-            offset += got
-            if got < self.segment_rows:
+            rows = self._triples(body, ntriples=self.ntriples)
+            while page := list(islice(rows, self.page_rows)):
+                got += len(page)
+                columns = triple_columns(page)
+                starts, last = self._starts(columns, last)
+                yield _Page(page, starts if self.grouped else None, {"offset": offset + got, "last": last}, columns)
+            if got < asked:
                 return
+
+    def _open_segment(self, offset: int, rows: int):
+        verb, media = ("CONSTRUCT { ?s ?p ?o }", N_TRIPLES.media_type) if self.ntriples else \
+            ("SELECT ?s ?p ?o", self.format.media_type)
+        return self.client.stream(f"{verb} WHERE {{ ?s ?p ?o }} OFFSET {offset} LIMIT {rows}", accept=media,
+                                  default_graphs=self.graphs)
 
     def _starts(self, columns: pa.StructArray, last: str | None) -> tuple[int, str | None]:
         """Subjects that start in a page (a subject other than the row's before, ``last``
@@ -260,10 +273,12 @@ class _PageReader:
             self.grouped = False
         return len(started), s[len(s) - 1].as_py()
 
-    def _triples(self, body) -> Iterator[Triple]:
-        rows = ox.parse_query_results(body, format=self.format)
+    def _triples(self, body, *, ntriples: bool = False) -> Iterator[Triple]:
         try:
-            yield from triples_of_solutions(rows, self.bnodes)
+            if ntriples:
+                yield from triples_of_quads(ox.parse(body, format=N_TRIPLES), self.bnodes)
+            else:
+                yield from triples_of_solutions(ox.parse_query_results(body, format=self.format), self.bnodes)
         except (OSError, SyntaxError) as exc:
             if getattr(body, "error", None) is not None:
                 raise body.error from None

@@ -58,6 +58,11 @@ def triples_of_solutions(solutions: Iterable, bnode_prefix: str) -> Iterator[Tri
             yield _new(Triple, (s.value, p.value, bnode_prefix + o.value, False, None, None))
 
 
+def triples_of_quads(quads: Iterable, bnode_prefix: str) -> Iterator[Triple]:
+    """The same of quads parsed by pyoxigraph from N-Triples (the answer of a CONSTRUCT)."""
+    return triples_of_solutions(((q.subject, q.predicate, q.object) for q in quads), bnode_prefix)
+
+
 def catalog_records(triples: Sequence[Triple], languages: Sequence[str], *,
                     columns: pa.StructArray | None = None) -> tuple[list[EntityRecord], list[RelationRecord]]:
     """Entity and relation records of ``triples`` (see the module docstring). With
@@ -96,4 +101,4 @@ def _candidates(triples: Sequence[Triple], columns: pa.StructArray) -> list[Trip
     return [triples[i] for i in wanted]
 
 
-__all__ = ["triples_of_solutions", "catalog_records", "blank_node_prefix"]
+__all__ = ["triples_of_solutions", "triples_of_quads", "catalog_records", "blank_node_prefix"]

@@ -128,6 +128,7 @@ class EndpointCapabilities:
     partial_on_timeout: bool = False  # the endpoint answers 200 with incomplete rows at its timeout (flagged in a header)
     page_rows: int = 20_000  # rows `kgstore sync` commits per page (asked for per query below result_cap)
     results_format: str = "json"  # what `kgstore sync` reads: "tsv", "xml" or "json", the fastest that is faithful
+    construct_ntriples: bool = False  # CONSTRUCT answered faithfully as N-Triples (a streamed sync reads it where TSV is not faithful)
 
 
 @dataclass

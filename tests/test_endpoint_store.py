@@ -291,8 +291,9 @@ def test_sync_resumes_after_the_endpoint_stopped_mid_sync(engine, engines, tmp_p
     assert json.loads(result.output)[0]["status"] == "failed"
     with Store.open(path) as store:
         summary = kgstore.sync(store, page_rows=40, segment_rows=80)
-    # Oxigraph is read in requests of 80 rows: the page after the stop may still have come.
-    assert summary.status == "done" and summary.resumed_from_page in (3, 4)
+    # Oxigraph is read in requests of 80 rows (2 pages), two requests in flight: the page
+    # after the stop, and the next request's two, may still have come.
+    assert summary.status == "done" and 3 <= summary.resumed_from_page <= 6
     assert summary.counts["subjects"] == 69 and summary.counts["subjects_this_run"] < 69
     assert _stats(path) == _stats(local_store)
 
