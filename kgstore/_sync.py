@@ -55,7 +55,8 @@ from ._endpoint_probe import N_TRIPLES, RESULTS_FORMATS
 from ._segment_reader import SegmentReader
 from ._entity_stage import clear_stage, merge_staged_entities, stage_entities, start_stage
 from ._store import Store
-from ._sync_records import blank_node_prefix, catalog_records, triples_of_quads, triples_of_solutions
+from ._line_terms import column_pages
+from ._sync_records import blank_node_prefix, catalog_records, triples_of_solutions
 from .errors import EndpointQueryError, StoreError
 from .records import Triple
 
@@ -165,14 +166,15 @@ def _read_pages(store, reader, run_id, counts, cursor, source, started, progress
     for page in reader.pages(cursor):
         columns = page.columns if page.columns is not None else triple_columns(page.triples)
         entities, relations = catalog_records(page.triples, store.config.languages, columns=columns)
+        rows = len(columns)
         counts["pages"] += 1
         if page.subjects is None:
             counts[_UNCOUNTED] = 1
         else:
             counts["subjects"] += page.subjects
             counts["subjects_this_run"] += page.subjects
-        counts["triples"] += len(page.triples)
-        counts["triples_this_run"] += len(page.triples)
+        counts["triples"] += rows
+        counts["triples_this_run"] += rows
         with store.catalog.transaction() as con:
             counts["facts"] += Catalog.write_rows(con, run_id, Catalog.facts_of_columns(columns, run_id), None,
                                                   relations, [], source)
@@ -194,7 +196,7 @@ def _where(cursor: dict) -> str:
 
 @dataclass
 class _Page:
-    triples: list
+    triples: list | None  # None where the reader gave columns only
     subjects: int | None  # subjects that start in this page; None once the stream is seen unsorted
     cursor: dict  # where the next page starts (see _PageReader)
     columns: pa.StructArray | None = None  # the triples as triple_columns(), where the reader made them
@@ -246,14 +248,25 @@ class _PageReader:
                                  max_rows=self.segment_rows)
         for offset, asked, body in segments.segments(cursor["offset"]):
             got = 0
-            rows = self._triples(body, ntriples=self.ntriples)
-            while page := list(islice(rows, self.page_rows)):
-                got += len(page)
-                columns = triple_columns(page)
+            for columns in self._column_pages(body):
+                got += len(columns)
                 starts, last = self._starts(columns, last)
-                yield _Page(page, starts if self.grouped else None, {"offset": offset + got, "last": last}, columns)
+                yield _Page(None, starts if self.grouped else None, {"offset": offset + got, "last": last}, columns)
             if got < asked:
                 return
+
+    def _column_pages(self, body) -> Iterator[pa.StructArray]:
+        """Pages of a segment as columns: line-based answers (N-Triples, TSV) decoded by
+        Arrow (kgstore/_line_terms.py), others parsed by pyoxigraph."""
+        try:
+            if self.ntriples or self.format == ox.QueryResultsFormat.TSV:
+                yield from column_pages(body, self.page_rows, self.bnodes, ntriples=self.ntriples)
+                return
+        except SyntaxError as exc:
+            raise EndpointQueryError(self.client.url, 200, f"its answer could not be read: {exc}") from None
+        rows = self._triples(body)
+        while page := list(islice(rows, self.page_rows)):
+            yield triple_columns(page)
 
     def _open_segment(self, offset: int, rows: int):
         verb, media = ("CONSTRUCT { ?s ?p ?o }", N_TRIPLES.media_type) if self.ntriples else \
@@ -273,12 +286,9 @@ class _PageReader:
             self.grouped = False
         return len(started), s[len(s) - 1].as_py()
 
-    def _triples(self, body, *, ntriples: bool = False) -> Iterator[Triple]:
+    def _triples(self, body) -> Iterator[Triple]:
         try:
-            if ntriples:
-                yield from triples_of_quads(ox.parse(body, format=N_TRIPLES), self.bnodes)
-            else:
-                yield from triples_of_solutions(ox.parse_query_results(body, format=self.format), self.bnodes)
+            yield from triples_of_solutions(ox.parse_query_results(body, format=self.format), self.bnodes)
         except (OSError, SyntaxError) as exc:
             if getattr(body, "error", None) is not None:
                 raise body.error from None

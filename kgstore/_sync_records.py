@@ -63,11 +63,12 @@ def triples_of_quads(quads: Iterable, bnode_prefix: str) -> Iterator[Triple]:
     return triples_of_solutions(((q.subject, q.predicate, q.object) for q in quads), bnode_prefix)
 
 
-def catalog_records(triples: Sequence[Triple], languages: Sequence[str], *,
+def catalog_records(triples: Sequence[Triple] | None, languages: Sequence[str], *,
                     columns: pa.StructArray | None = None) -> tuple[list[EntityRecord], list[RelationRecord]]:
     """Entity and relation records of ``triples`` (see the module docstring). With
     ``columns`` (the same triples as :func:`kgstore._columns.triple_columns`) only the rows
-    that can make a record are looked at in Python (:func:`_candidates`)."""
+    that can make a record are looked at in Python (:func:`_candidates`), and ``triples``
+    may be None."""
     from loaders.wikidata_rdf import catalog_records as wikidata_records
 
     first = languages[0] if languages else "en"
@@ -84,7 +85,7 @@ def catalog_records(triples: Sequence[Triple], languages: Sequence[str], *,
     return wikidata_records(named, tuple(languages))
 
 
-def _candidates(triples: Sequence[Triple], columns: pa.StructArray) -> list[Triple]:
+def _candidates(triples: Sequence[Triple] | None, columns: pa.StructArray) -> list[Triple]:
     """The triples of a page that :func:`catalog_records` reads, in page order: every one
     whose predicate is a label, description or alias predicate or Wikibase's, and the first
     of each ``wdt:`` predicate (of those only the predicate makes a record). The predicates
@@ -98,7 +99,10 @@ def _candidates(triples: Sequence[Triple], columns: pa.StructArray) -> list[Trip
     if (kinds == _FIRST).any():
         present, first_rows = np.unique(codes, return_index=True)
         wanted = np.union1d(wanted, first_rows[kinds[present] == _FIRST])
-    return [triples[i] for i in wanted]
+    if triples is not None:
+        return [triples[i] for i in wanted]
+    picked = pc.take(columns, pa.array(wanted, pa.int64())).flatten()
+    return [_new(Triple, row) for row in zip(*(c.to_pylist() for c in picked))]
 
 
 __all__ = ["triples_of_solutions", "triples_of_quads", "catalog_records", "blank_node_prefix"]
