@@ -435,6 +435,12 @@ def test_a_round_trip_asked_for_the_sharers_is_two_hops_whatever_else_the_draft_
     assert asks_for_the_sharers("Which films share a director with [Dark Habits]?")
     assert asks_for_the_sharers("Name the films that share a writer with Big.")
     assert not asks_for_the_sharers("the films that share directors with [X] were released in which years")
+    # "by / with / made by the same … as X", the thing asked for written first
+    assert asks_for_the_sharers("Songs by the same composer as Yesterday?")
+    assert asks_for_the_sharers("Which novels were published by the same house as Emma?")
+    assert asks_for_the_sharers("Books with the same author as Dune")
+    assert not asks_for_the_sharers("Songs by Paul McCartney?")
+    assert not asks_for_the_sharers("Which novels did the author of Emma write?")
     star = ChainDraft(("directed by", "has genre", "written by"), 3, ("directed by", "written by"), off_anchor=0)
     assert star.trip_hops == 2
     chained = ChainDraft(("directed by", "directed by", "has genre"), 3, ("directed by", "has genre"))

@@ -334,3 +334,17 @@ def test_more_than_a_number_is_a_filter_not_a_comparison():
     assert detect_shape("Which country of the Himalayas has more than 100 million people?").kind == "chain"
     assert detect_shape("Which films have more than a million votes?").kind == "chain"
     assert detect_shape("Is India larger than Nepal?").kind == "comparison"
+
+
+def test_first_and_last_order_things_where_a_determiner_or_which_thing_asks_so():
+    # "the last <noun>", "X's first <noun>", "which <noun> … first": one thing first or last in time
+    for question in ("What was the last novel with a foreword by Ann Patchett?",
+                     "Which Ridley Scott film was released first?",
+                     "Ann Patchett's earliest novel as an editor?",
+                     "What is their largest city?"):
+        assert detect_shape(question).kind == "superlative", question
+    # a name, a time, a kinship or a yes/no question about that one: no order asked for
+    for question in ("What is the first name of Ann Patchett?", "When was the last time Brazil won?",
+                     "Where was Alien released first?", "Who is Ann Patchett's first cousin?",
+                     "Was the first album of Queen released in 1973?"):
+        assert detect_shape(question).kind != "superlative", question

@@ -21,7 +21,8 @@ from ..steps._mediators import walk_through_mediators
 from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
                                   read_value_constraints, without_constraints)
 from ..steps._result import Answer, Refusal
-from ..steps._retrieval import AROUND_WORD, capitalised_runs, literal_names, store_labels
+from ..steps._retrieval import (AROUND_WORD, bracketed_spans, capitalised_runs, literal_names, store_labels,
+                               within_brackets, written_as_name)
 from ._boolean import answer_boolean, yes_no_answer
 from ._count import count_answer, counted_query, is_one_number
 from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_names, without_superlative
@@ -45,7 +46,11 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
     # comparison word ("before 2010"): only a name written in brackets stays a name
     values = read_value_constraints(without_names(question, [m.span for m in mentions if not _bare_number(m)]))
     mentions = [m for m in mentions if not any(c.span[0] < m.span[1] and m.span[0] < c.span[1] for c in values)]
-    spans = [m.span for m in mentions]
+    # a title's words are not the question's ("The Fastest Gun Alive"), but a common word
+    # the store also holds as a name ("film", "the last movie" in lower case) still is
+    marked = bracketed_spans(question)
+    spans = [m.span for m in mentions
+             if (marked and within_brackets(m.span, marked)) or written_as_name(question, m.span)]
     shape = detect_shape(question, spans)
     run.record("shape", **shape.to_dict())
     graph = QueryGraph(question, answer_form(question, shape.kind, shape.yes_no), constraints=values)

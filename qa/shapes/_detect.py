@@ -223,13 +223,44 @@ def _is_superlative_use(words: tuple[str, ...], i: int) -> bool:
     before = words[i - 1] if i else ""
     if w in ("first", "last"):
         # "who was born first, X or Y", "which of X and Y came first": the word ends a
-        # clause of a question that names its options; elsewhere "first" is too often a
-        # chain's word ("where was X released first")
+        # clause of a question that names its options, or of one that asks which thing
+        # ("which film did X direct first"); elsewhere "first" is too often a chain's word
+        # ("where was X released first")
         ends = i == len(words) - 1 or words[i + 1] in (",", "?", ";", ":", "!")
-        return ends and ("or" in words or tuple(words[:2]) in (("which", "of"), ("who", "of")))
+        if ends:
+            return "or" in words or tuple(words[:2]) in (("which", "of"), ("who", "of")) or _asks_which_thing(words)
+        # "the last film X wrote", "X's first novel": the one first or last in time; not
+        # "the first name", "the last time", nor inside a yes/no question ("was the first
+        # album of X released in 2012": yes or no about that one)
+        return (before == "the" or _possessive(before)) and words[i + 1][0].isalpha() \
+            and words[i + 1] not in _NOT_ORDERED and words[0] not in _BOOLEAN_OPENING
+    if _possessive(before):
+        return True  # "X's earliest film", "their largest city"
     if w in ("most", "least"):
         return before in ("the", "which", "what", "who") or (i + 1 < len(words) and before != "at")
     return before in ("the", "its", "their") or i + 1 == len(words) or words[0] in ("which", "what", "who")
+
+
+# nouns after "first"/"last" that name no order among things ("the first name", "the last time",
+# "a first cousin", "first aid")
+_NOT_ORDERED = {"name", "names", "time", "times", "language", "languages", "step", "steps", "place", "half",
+                "cousin", "cousins", "aid", "lady", "class",
+                "quarter", "day", "days", "week", "weeks", "minute", "minutes", "of", "and", "or", "to", "in"}
+_AUXILIARIES = {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could", "will",
+                "would", "of"}
+
+
+def _possessive(word: str) -> bool:
+    # a lone "s" is what is left of "X's" once the name X is blanked
+    return word.endswith("'s") or word.endswith("s'") or word in ("s", "his", "her", "its", "their", "my", "your",
+                                                                   "our")
+
+
+def _asks_which_thing(words: tuple[str, ...]) -> bool:
+    """"which film …", "what movie …": the question asks for one of several things, not
+    for a place or a time ("where was X released first")."""
+    return len(words) > 1 and words[0] in ("which", "what") and words[1][0].isalpha() \
+        and words[1] not in _AUXILIARIES
 
 
 def _is_comparative_use(question: str, words: tuple[str, ...], i: int) -> bool:

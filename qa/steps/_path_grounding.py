@@ -149,12 +149,15 @@ class PathGrounder:
                    "answers": runs[k].answers, **({"error": runs[k].error} if runs[k].error else {})}
                   for k in order]
         ranked = [k for k in order if runs[k].rows]
-        lead = self.long_lead(runs, final, ranked)
         if trip:
             # only round trips of the draft's trip length ("the languages of the films whose
             # directors also directed X" goes one hop on from the director's films), else longer
             trip_runs = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= draft.trip_hops]
             ranked = [k for k in trip_runs if runs[k].path.hops <= read_hops] or trip_runs or ranked
+        # after the trips are told apart: a long walk leading every shorter path is no reason
+        # to leave the trip the question asks for ("films by the same director as X" answered
+        # with those films' actors)
+        lead = self.long_lead(runs, final, ranked)
         if not ranked:
             run.record(step, anchor=anchor_iri, paths=len(paths), options=record)
             return None
@@ -292,11 +295,16 @@ def asks_round_trip(question: str) -> bool:
 
 
 # "which films share a director with X", "what movies were also directed by X's director",
-# "name the films that share …": the things asked for are the ones that share, so the
-# answer is back where X is, two hops away, whatever else the draft hangs off X
-_SHARERS = re.compile(r"^\W*(?:(?:which|what)\s+(?:other\s+)?[a-z-]+|(?:name|list|give me|tell me)\s+(?:the\s+)?"
-                      r"(?:other\s+)?[a-z-]+(?:\s+(?:that|which))?)\s+(?:also\s+|were\s+also\s+|have\s+)?"
-                      r"(?:share|shared|have the same|had the same|were also|also)\b", re.I)
+# "name the films that share …", "films by the same director as X", "movies made by the
+# same writer as X": the things asked for are the ones that share, so the answer is back
+# where X is, two hops away, whatever else the draft hangs off X
+_ASKED_THINGS = (r"(?:(?:which|what)\s+(?:other\s+)?[a-z-]+"
+                 r"|(?:name|list|give me|tell me|show me|find)\s+(?:the\s+|some\s+|all\s+)?(?:other\s+)?[a-z-]+"
+                 r"(?:\s+(?:that|which))?"
+                 r"|(?:other\s+)?[a-z-]+s)")  # a bare plural: "films by the same director as X?"
+_SHARING = (r"(?:(?:also\s+|were\s+also\s+|have\s+)?(?:share|shared|have the same|had the same|were also|also)"
+            r"|(?:(?:are|were|was|is)\s+)?(?:[a-z]+\s+)?(?:by|from|with|having)\s+the\s+same)")
+_SHARERS = re.compile(rf"^\W*{_ASKED_THINGS}\s+{_SHARING}\b", re.I)
 
 
 def asks_for_the_sharers(question: str) -> bool:
