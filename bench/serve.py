@@ -79,16 +79,7 @@ def main() -> int:
     local = threading.local()
 
     def get(path: str, params: dict, *, to: int = port) -> bytes:
-        # One keep-alive connection per client thread and server, through the standard
-        # library's http.client: it spends less of the two cores than httpx would.
-        conns = local.__dict__.setdefault("conns", {})
-        conn = conns.get(to) or conns.setdefault(to, http.client.HTTPConnection("127.0.0.1", to, timeout=30))
-        conn.request("GET", f"{path}?{urlencode(params)}", headers={"Accept": "application/sparql-results+json"})
-        response = conn.getresponse()
-        body = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"{path}: HTTP {response.status}: {body[:200]!r}")
-        return body
+        return keep_alive_get(local, to, path, params)
 
     def lookup(rng) -> str:
         return ONE_HOP.format(s=rng.choice(subjects))
@@ -208,6 +199,20 @@ def _run_for(seconds: float, clients: int, op) -> _Tally:
         t.join(timeout=seconds + 60)
     tally.seconds = time.monotonic() - started
     return tally
+
+
+def keep_alive_get(local: threading.local, port: int, path: str, params: dict) -> bytes:
+    """GET ``path`` on 127.0.0.1:``port`` over this thread's keep-alive connection (one per
+    client thread and server), through the standard library's http.client: it spends less
+    of the two cores than httpx would. Anything but 200 raises."""
+    conns = local.__dict__.setdefault("conns", {})
+    conn = conns.get(port) or conns.setdefault(port, http.client.HTTPConnection("127.0.0.1", port, timeout=30))
+    conn.request("GET", f"{path}?{urlencode(params)}", headers={"Accept": "application/sparql-results+json"})
+    response = conn.getresponse()
+    body = response.read()
+    if response.status != 200:
+        raise RuntimeError(f"{path}: HTTP {response.status}: {body[:200]!r}")
+    return body
 
 
 def _direct_lookup(store, query: str) -> str:
