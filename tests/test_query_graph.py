@@ -464,3 +464,16 @@ def test_a_count_is_asked_as_the_list_it_counts_in_other_wordings():
         "which films in which Ann Lee played Rose."
     assert listing_question("How many times did Ann Lee play Rose in a film?") == \
         "in which films did Ann Lee play Rose?"
+
+
+def test_pgmr_moves_a_constraint_off_the_answer_onto_the_mediator(performances):
+    # the draft hangs the actor on the character; the performance node holds both
+    from qa import make_method
+
+    store, index = performances
+    draft = ("SELECT DISTINCT ?answer WHERE { [ENT: Raiders of the Lost Ark] [REL: film starring] ?m . "
+             "?m [REL: performance character] ?answer . ?answer [REL: performance actor] [ENT: Harrison Ford] }")
+    context = QAContext(store, ScriptedLLM([draft] * 2), index=index)
+    result = make_method("pgmr", context).answer("Which character did Harrison Ford play in Raiders of the Lost Ark?")
+    assert result.answers == ["Indiana Jones"]
+    assert f"?m <{FB}film.performance.actor> <{FB}en.harrison_ford>" in result.query

@@ -488,3 +488,16 @@ def test_answer_terms_are_distinct_labelled_and_cut_at_the_limit(store):
     assert answer_terms(store, query, doubled, limit=0) == []
     literals = [{"x": ox.Literal("7", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))}] * 3
     assert [t.label for t in answer_terms(store, query, literals, limit=5)] == ["7"]
+
+
+def test_a_constraint_hung_on_the_answer_is_also_tried_on_the_node_before_it():
+    from qa.methods.pgmr._placeholders import parse_placeholder_query
+
+    draft = parse_placeholder_query("SELECT DISTINCT ?answer WHERE { [ENT: Alien] [REL: cast] ?m . "
+                                    "?m [REL: character] ?answer . ?answer [REL: actor] [ENT: Sigourney Weaver] }")
+    moved = [[(p.subject.text, p.relation, p.object.text) for p in q.patterns] for q in draft.reattached()]
+    assert moved == [[("Alien", "cast", "?m"), ("?m", "character", "?answer"), ("?m", "actor", "Sigourney Weaver")]]
+    # a pattern that is the answer's only tie stays where it is; a chain without a second
+    # variable has nowhere to move it
+    assert parse_placeholder_query("SELECT DISTINCT ?answer WHERE { ?answer [REL: directed by] [ENT: X] }"
+                                   ).reattached() == []

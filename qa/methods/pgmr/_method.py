@@ -219,10 +219,12 @@ class PGMRMethod(QAMethod):
                         key=lambda c: -float(np.mean([x.score for x in c])))
         tried = []
         # the question's own entities are kept out of the answer, unless nothing else answers
-        # ("the husband of X's wife" is X)
-        passes = [(True, combo) for combo in combos[:self.max_combinations]]
-        passes += [(False, combo) for combo in combos[:self.max_combinations]]
-        for exclude, combo in passes:
+        # ("the husband of X's wife" is X); then the draft with a constraint moved off the
+        # answer onto the node before it, each move tried as written
+        passes = [(query, True, combo) for combo in combos[:self.max_combinations]]
+        passes += [(query, False, combo) for combo in combos[:self.max_combinations]]
+        passes += [(moved, True, combo) for moved in query.reattached() for combo in combos[:self.max_combinations]]
+        for query, exclude, combo in passes:
             entity_iris = {n: c.iri for n, c in zip(names, combo[:len(names)])}
             built = query.build(entity_iris, [(c.iri, c.backward) for c in combo[len(names):]],
                                 exclude=list(entity_iris.values()) if exclude else ())

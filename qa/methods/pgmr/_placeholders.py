@@ -9,7 +9,7 @@ ends, which is how one relation answers "directed by" and "directed".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from ...steps._sparql_build import BuiltQuery, TriplePattern, exclude_filter
@@ -111,6 +111,28 @@ class PlaceholderQuery:
             return self
         return PlaceholderQuery(self.projection, list(dict.fromkeys(patterns)), self.filter, self.tail,
                                 self.filter_entities, self.source)
+
+    def reattached(self) -> list["PlaceholderQuery"]:
+        """The query with one named entity's pattern moved off the answer variable onto
+        another variable of the query, one query per move. A small model hangs a
+        constraint on the answer where it belongs on the node before it ("[F] starring ?m .
+        ?m character ?answer . ?answer actor [X]": the performance ?m has the actor, not
+        the character); the store, by executing, tells which reading holds."""
+        answer = self.answer_var
+        variables = [v for v in dict.fromkeys(n.text for p in self.patterns for n in (p.subject, p.object)
+                                              if not n.entity) if v != answer]
+        out = []
+        for i, pattern in enumerate(self.patterns):
+            ends = (pattern.subject, pattern.object)
+            if not any(n.entity for n in ends) or answer not in (n.text for n in ends):
+                continue
+            for var in variables:
+                moved = Pattern(*(Node(var, False) if n.text == answer else n for n in ends[:1]), pattern.relation,
+                                *(Node(var, False) if n.text == answer else n for n in ends[1:]))
+                patterns = self.patterns[:i] + [moved] + self.patterns[i + 1:]
+                if any(answer in (p.subject.text, p.object.text) for p in patterns):  # still asked for
+                    out.append(replace(self, patterns=patterns))
+        return out
 
     def end_relations(self) -> tuple[str | None, str | None]:
         """The relation words on the first pattern that names an entity and on the last
