@@ -8,7 +8,11 @@ store, on loopback only.
 2. ``kgstore init --endpoint`` + ``kgstore sync`` against each engine: subjects/s (the
    catalog's entities come from subjects), the rate of the first and the last tenth of the
    pages (keyset paging should keep them level), and the time the rate gives for
-   Wikidata's ~110M entities.
+   Wikidata's ~110M entities. Against the engine's raw export, measured just before and
+   just after the sync (bench/_remote_raw.py: the whole graph by its fastest plain request,
+   curl to /dev/null, the faster of the two runs kept), it prints ``sync ÷ raw export``,
+   with the CPU per subject of kgstore and of the engine for each. Virtuoso runs with its
+   result cap lifted by default: with a cap, no plain request exports the graph.
 3. p50/p99 of the same 1-hop lookups and 2-hop queries through ``Store.query`` (rows
    read to the end) on the local store and on each endpoint store: ``--rounds`` rounds in
    alternating backend order (the machine is shared), same subjects for each.
@@ -20,6 +24,7 @@ store, on loopback only.
 The load average is printed at start and end; results go to bench/out/remote.json.
 
     python bench/remote.py --entities 20000
+    python bench/remote.py --kb /work/shared/data/qa/metaqa/kb_partial.txt --sync-only
 """
 from __future__ import annotations
 
@@ -54,18 +59,25 @@ def main() -> int:
     ap.add_argument("--ask-rounds", type=int, default=3)
     ap.add_argument("--ask-cache", help="an LLM cache (JSONL) to start the ask part from, e.g. the one "
                                         "tests/test_endpoint_ask.py filled (a copy is used)")
-    ap.add_argument("--virtuoso-max-rows", type=int, default=10_000,
-                    help="Virtuoso's ResultSetMaxRows (10,000 is Debian's default; a value above the dump's "
-                         "triples lifts the cap, and sync then streams as from Oxigraph server)")
+    ap.add_argument("--kb", help="a MetaQA-style KB (subject|relation|object lines) to sync instead of the "
+                                 "generated Wikidata-shaped dump, e.g. /work/shared/data/qa/metaqa/kb_partial.txt")
+    ap.add_argument("--virtuoso-max-rows", type=int, default=100_000_000,
+                    help="Virtuoso's ResultSetMaxRows (the default lifts the cap, and sync streams as from "
+                         "Oxigraph server; 10000 is Debian's default: sync then pages by subjects, and no "
+                         "sync ÷ raw export is printed)")
+    ap.add_argument("--raw-rounds", type=int, default=1, help="raw exports per candidate request each time")
+    ap.add_argument("--sync-rounds", type=int, default=3, help="syncs per engine, each after a raw export (one "
+                                                               "more raw export after the last): medians reported")
+    ap.add_argument("--readers", type=int, help="requests in flight in a streamed sync (kgstore._sync.READERS; "
+                                                "a lever to measure)")
+    ap.add_argument("--read-as", choices=["probed", "xml"], default="probed",
+                    help="xml: sync reads SPARQL XML results parsed by pyoxigraph, as before issue 43 (a lever "
+                         "to measure); probed: what init found fastest and faithful")
     ap.add_argument("--sync-only", action="store_true", help="stop after the syncs (no lookups, no ask)")
     ap.add_argument("--work", help="working directory (default: a temporary one, removed at the end)")
     ap.add_argument("--out", default=str(REPO / "bench" / "out" / "remote.json"))
     args = ap.parse_args()
 
-    import pyoxigraph as ox
-
-    import kgstore
-    from _wikidata_gen import generate_files
     from click.testing import CliRunner
     from kgstore import Store
     from kgstore.cli import main as cli
@@ -78,19 +90,17 @@ def main() -> int:
     servers = {}
     try:
         t = time.monotonic()
-        dump = generate_files(args.entities, str(work / "dump.json"), str(work / "expected.nt"))
-        local = work / "local"
-        with Store.init(local) as store:
-            kgstore.ingest(store, "wikidata-json", work / "dump.json")
-            nt = work / "data" / "store.nt"
-            nt.parent.mkdir(exist_ok=True)
-            store.rdf.dump(output=str(nt), format=ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
-            report["triples"] = store.triple_count()
+        local, nt = _data(work, args)
+        with Store.open(local, read_only=True) as store:
             # what a sync that cannot count subjects (an unsorted stream) is measured by
             report["subjects"] = int(next(iter(store.query(
                 "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s ?p ?o FILTER(isIRI(?s)) }")))["n"].value)
-        print(f"generated and ingested {dump.entities:,} entities, {report['triples']:,} triples "
-              f"in {time.monotonic() - t:.1f} s")
+        report["triples"] = sum(1 for line in open(nt, "rb") if line.strip())
+        report["data"] = args.kb or f"generated Wikidata-shaped dump of {args.entities:,} entities"
+        print(f"{report['data']}: {report['subjects']:,} subjects, {report['triples']:,} triples, "
+              f"ready in {time.monotonic() - t:.1f} s")
+        report["commit"] = _commit()
+        print(f"kgstore at commit {report['commit']}")
 
         stores = {"local": local}
         for name in args.engines.split(","):
@@ -104,7 +114,8 @@ def main() -> int:
             result = CliRunner().invoke(cli, ["init", str(path), "--endpoint", servers[name].url, "--graph", GRAPH])
             assert result.exit_code == 0, result.output
             print(result.output.strip())
-            report[f"{name}_sync"] = _sync(path, servers[name].process.pid, report["subjects"], report["triples"])
+            _levers(path, args)
+            path = _sync_rounds(name, servers[name], path, report, args)
             stores[name] = path
             s = report[f"{name}_sync"]
             print(f"{name}: started and loaded in {report[f'{name}_start_and_load_s']} s; sync {s['subjects']:,} "
@@ -112,8 +123,16 @@ def main() -> int:
                   f"{s['first_tenth_per_s']:,}/s, last tenth {s['last_tenth_per_s']:,}/s); 110M entities: "
                   f"{s['wikidata_hours']} h; CPU: client {s['client_cpu_s']} s + server {s['server_cpu_s']} s = "
                   f"{s['subjects_per_cpu_s']:,} subjects per CPU second")
+            if f"{name}_raw_export" in report:
+                r = report[f"{name}_raw_export"]
+                print(f"{name}: sync ÷ raw export = {r['sync_over_raw']} (medians of {args.sync_rounds} rounds: sync "
+                      f"{s['seconds']} s {report[f'{name}_sync_rounds']}, raw export {r['seconds']} s by "
+                      f"{r['request']} {r['rounds']}); per subject: kgstore {s['client_cpu_ms_per_subject']} ms + "
+                      f"engine {s['server_cpu_ms_per_subject']} ms of CPU in sync, engine "
+                      f"{r['engine_cpu_ms_per_subject']} ms in the raw export; load {os.getloadavg()[0]:.2f}")
 
         report["virtuoso_max_rows"] = args.virtuoso_max_rows
+        report["levers"] = {"readers": args.readers, "read_as": args.read_as}
         if not args.sync_only:
             _queries(report, stores, work, args)
     finally:
@@ -124,6 +143,91 @@ def main() -> int:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     return _write(report, args)
+
+
+def _levers(path: Path, args) -> None:
+    """--readers and --read-as, set on the store's config and kgstore's module for this run."""
+    if args.readers:
+        import kgstore._sync
+
+        kgstore._sync.READERS = args.readers
+    if args.read_as == "xml":
+        from kgstore.config import StoreConfig
+
+        config = StoreConfig.load(path)
+        config.endpoint_capabilities.results_format = "xml"
+        config.endpoint_capabilities.construct_ntriples = False
+        config.save(path)
+
+
+def _data(work: Path, args) -> tuple[Path, Path]:
+    """The local store and its triples as N-Triples (what the engines load)."""
+    import pyoxigraph as ox
+
+    import kgstore
+    from kgstore import Store
+
+    local = work / "local"
+    nt = work / "data" / "store.nt"
+    nt.parent.mkdir(parents=True, exist_ok=True)
+    if args.kb:
+        from metaqa_slice import slice_ntriples
+
+        with Store.init(local) as store:
+            kgstore.ingest(store, "tsv", args.kb)
+        return local, slice_ntriples(local, nt)  # with the names, which the tsv loader keeps in the catalog only
+    from _wikidata_gen import generate_files
+
+    generate_files(args.entities, str(work / "dump.json"), str(work / "expected.nt"))
+    with Store.init(local) as store:
+        kgstore.ingest(store, "wikidata-json", work / "dump.json")
+        store.rdf.dump(output=str(nt), format=ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
+    return local, nt
+
+
+def _sync_rounds(name: str, server, template: Path, report: dict, args) -> Path:
+    """``--sync-rounds`` rounds of a raw export (every candidate request, the fastest kept)
+    and a sync into a fresh copy of the initialised store ``template``, and a last raw
+    export; the round with the median sync is the one reported, against the median raw
+    export. Returns the last synced store."""
+    from _remote_raw import raw_export
+
+    capped = name == "virtuoso" and args.virtuoso_max_rows <= report["triples"]
+    pid, syncs, raws = server.process.pid, [], []
+    for n in range(args.sync_rounds):
+        path = template.with_name(f"{template.name}_{n}")
+        shutil.copytree(template, path)
+        if not capped:
+            raws.append(raw_export(name, server.url, GRAPH, pid, rounds=args.raw_rounds))
+        syncs.append(_sync(path, pid, report["subjects"], report["triples"]))
+    if not capped:
+        raws.append(raw_export(name, server.url, GRAPH, pid, rounds=args.raw_rounds))
+    report[f"{name}_sync_rounds"] = [s["seconds"] for s in syncs]
+    report[f"{name}_sync"] = sorted(syncs, key=lambda s: s["seconds"])[len(syncs) // 2]
+    if raws:
+        report[f"{name}_raw_export"] = _ratio(report[f"{name}_sync"], raws, report)
+    return path
+
+
+def _ratio(sync: dict, raw: list[dict], report: dict) -> dict:
+    """The median of the raw exports' fastest requests, against the sync."""
+    best = sorted((r["best"] for r in raw), key=lambda r: r["seconds"])
+    median = best[len(best) // 2] if len(best) % 2 else best[len(best) // 2 - 1]  # the lower middle: the engine's due
+    return {**median, "sync_over_raw": round(median["seconds"] / sync["seconds"], 2),
+            "engine_cpu_ms_per_subject": round(median["engine_cpu_s"] / report["subjects"] * 1000, 4),
+            "subjects_per_s": round(report["subjects"] / median["seconds"]),
+            "rounds": [r["seconds"] for r in best], "tried": [t for r in raw for t in r["tried"]]}
+
+
+def _commit() -> str:
+    """The commit of the kgstore that runs (a worktree of an older commit on PYTHONPATH runs the same bench)."""
+    import subprocess
+
+    import kgstore
+
+    where = Path(kgstore.__file__).resolve().parents[1]
+    done = subprocess.run(["git", "-C", str(where), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip()
 
 
 def _write(report: dict, args) -> int:
@@ -201,11 +305,19 @@ def _sync(path: Path, server_pid: int, subjects: int, triples: int) -> dict:
     return {"subjects": summary.counts["subjects"] if summary.subjects_counted else subjects,
             "subjects_counted_by_sync": summary.subjects_counted, "pages": summary.counts["pages"],
             "seconds": round(summary.seconds, 2), "subjects_per_s": round(rate),
+            # where the time goes outside the pages: before the first (the triple count, the first
+            # answer) and after the last (the entity merge, finalize)
+            "first_page_s": round(marks[0][0], 2) if marks else None,
+            "after_last_page_s": round(summary.seconds - marks[-1][0], 2) if marks else None,
             "first_tenth_per_s": rate_of(marks[:tenth], (0.0, 0)),
             "last_tenth_per_s": rate_of(marks[-tenth:], marks[-tenth - 1] if len(marks) > tenth else (0.0, 0)),
             "wikidata_hours": round(WIKIDATA_ENTITIES / rate / 3600, 1) if rate else None,
             # On a shared machine the wall clock measures the neighbours too; CPU seconds do not.
             "client_cpu_s": round(client_cpu, 2), "server_cpu_s": round(server_cpu, 2),
+            "triples_per_s": round(triples / summary.seconds),
+            "client_cpu_ms_per_subject": round(client_cpu / subjects * 1000, 4),
+            "server_cpu_ms_per_subject": round(server_cpu / subjects * 1000, 4),
+            "load": os.getloadavg()[0],
             "subjects_per_cpu_s": round((summary.counts["subjects"] if summary.subjects_counted else subjects)
                                         / max(client_cpu + server_cpu, 1e-9))}
 
