@@ -92,9 +92,14 @@ def apply_constraints(store, index, chain: Answer, graph: QueryGraph, run, *, ti
     extra: list[str] = []
     keys = [_answer_key(chain, i) for i in range(len(chain.answers))]
     total = len(set(keys))
+    # a name read as a literal may be the name of an entity the chain runs through (the film
+    # of "X's character in F", joined by the method through the performance)
+    named_in_chain = {label.casefold() for label in store_labels(store, iris_in(body)).values() if label}
     for constraint in graph.constraints:
-        if isinstance(constraint, EntityConstraint) and constraint.term in body:
-            continue  # the chain runs through it already
+        if isinstance(constraint, EntityConstraint) and (
+                constraint.term in body or any(f"<{iri}>" in body for iri, _ in constraint.namesakes)
+                or (constraint.literal and constraint.label.casefold() in named_in_chain)):
+            continue  # the chain runs through it already (or through a namesake the method chose)
         current = body + "\n  " + "\n  ".join(extra)
         if isinstance(constraint, EntityConstraint):
             named = _names_a_chain_relation(store, body, constraint)

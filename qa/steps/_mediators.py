@@ -5,8 +5,14 @@ node ("which character did X play in F": the performance joining X and F). A med
 never an answer, so the answer variable is carried one hop further: the store lists the
 relations out of those nodes (those the query already walks aside), the encoder picks the
 one the question's words name ("character"), and the query runs again with that hop.
+
+When a draft names two things that only a mediator joins ("X's character in F": the
+actor and the film), the answer is what else the joining mediator holds
+(:func:`through_a_shared_mediator`).
 """
 from __future__ import annotations
+
+from typing import Sequence
 
 from kgstore.errors import QueryError, UnsafeQueryError
 
@@ -16,7 +22,6 @@ from ._answering import rows_answer
 from ._constraints import MAX_RELATIONS, chain_body, iris_in
 from ._result import Answer
 from ._retrieval import similarities, store_labels
-
 
 
 def walk_through_mediators(store, index, chain: Answer, question: str, run, *, timeout_s: float = 5.0,
@@ -58,4 +63,58 @@ def walk_through_mediators(store, index, chain: Answer, question: str, run, *, t
     return out
 
 
-__all__ = ["walk_through_mediators"]
+
+def through_a_shared_mediator(store, index, question: str, named: Sequence[str], run, *, timeout_s: float = 5.0,
+                              max_rows: int = 1000, nodes: int = 50):
+    """(the built query, its rows) of the answer held by the mediators that join two
+    things the question names, or None.
+
+    "Which character did X play in F?", "What was X's role in F?": X and F meet on a
+    performance node, and the answer is what else that node holds. The store lists the
+    mediators joining the first two names (either direction, any relation), the relations
+    out of them to anything but the two, and the encoder picks the one the question's
+    words name ("character", "role"); the query built from the most common way the two
+    reach the node runs, and its rows are the answer."""
+    if len(named) < 2:
+        return None
+    a, b = named[0], named[1]
+    joins = (f"SELECT ?m ?p1 ?d1 ?p2 ?d2 WHERE {{\n"
+             f"  {{ ?m ?p1 <{a}> BIND(0 AS ?d1) }} UNION {{ <{a}> ?p1 ?m BIND(1 AS ?d1) }}\n"
+             f"  {{ ?m ?p2 <{b}> BIND(0 AS ?d2) }} UNION {{ <{b}> ?p2 ?m BIND(1 AS ?d2) }}\n}}")
+    try:
+        rows = run_sparql(store, joins, timeout_s=timeout_s, max_rows=nodes * 4).rows
+    except (QueryError, UnsafeQueryError):
+        return None
+    mediators = store.mediators({r["m"].value for r in rows if "m" in r})
+    ways: dict[tuple, int] = {}
+    for r in rows:
+        if "m" in r and r["m"].value in mediators:
+            way = (r["p1"].value, r["d1"].value, r["p2"].value, r["d2"].value)
+            ways[way] = ways.get(way, 0) + 1
+    if not ways:
+        return None
+    p1, d1, p2, d2 = max(ways, key=ways.get)
+    reach = [sb.TriplePattern("?m", f"<{p1}>", f"<{a}>") if d1 == "0" else sb.TriplePattern(f"<{a}>", f"<{p1}>", "?m"),
+             sb.TriplePattern("?m", f"<{p2}>", f"<{b}>") if d2 == "0" else sb.TriplePattern(f"<{b}>", f"<{p2}>", "?m")]
+    body = "\n  ".join(p.text() for p in reach)
+    try:
+        held = run_sparql(store, f"SELECT ?r (COUNT(*) AS ?n) WHERE {{\n  {body}\n  ?m ?r ?v .\n"
+                                 f"  FILTER(?v != <{a}> && ?v != <{b}>)\n}} GROUP BY ?r",
+                          timeout_s=timeout_s, max_rows=MAX_RELATIONS).rows
+    except (QueryError, UnsafeQueryError):
+        return None
+    relations = [r["r"].value for r in held if "r" in r and r["r"].value not in (p1, p2)]
+    if not relations:
+        return None
+    labels = store_labels(store, relations)
+    fits = similarities(index, question, [labels.get(r) or r for r in relations])
+    relation = relations[max(range(len(relations)), key=lambda i: fits[i])]
+    built = sb.BuiltQuery("?answer", [[reach + [sb.TriplePattern("?m", f"<{relation}>", "?answer")]]],
+                          sb.exclude_filter("?answer", [a, b]))
+    found, error = sb.execute(store, built, timeout_s=timeout_s, max_rows=max_rows)
+    run.record("shared_mediator", joined=[a, b], nodes=sum(ways.values()), relation=labels.get(relation) or relation,
+               rows=len(found), **({"error": error} if error else {}))
+    return (built, found) if found else None
+
+
+__all__ = ["walk_through_mediators", "through_a_shared_mediator"]

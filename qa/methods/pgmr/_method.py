@@ -45,6 +45,7 @@ from ...prompts import grammar_text
 from ...shapes import detect_shape
 from ...steps import _sparql_build as sb
 from ...steps._examples import store_examples
+from ...steps._mediators import through_a_shared_mediator
 from ...steps._path_grounding import ChainDraft, PathGrounder, asks_for_the_sharers
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
 from ...steps._result import Answer
@@ -146,6 +147,11 @@ class PGMRMethod(QAMethod):
                                    allow_parametric)
         if found is None:
             found = self.execute(query, entities, relations, run)
+        if found is None and len(entities) > 1:
+            # two names only a mediator joins (an actor and a film): the answer is what else
+            # the joining node holds, whatever structure the draft gave them
+            found = through_a_shared_mediator(self.store, index, question, [entities[n][0].iri for n in entities],
+                                              run, timeout_s=self.timeout_s, max_rows=self.max_rows)
         return self.query_answer(question, run, found,
                                  "not in the store: no resolution of the query's placeholders returns rows",
                                  allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
