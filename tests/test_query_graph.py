@@ -492,3 +492,13 @@ def test_pgmr_answers_from_the_mediator_two_names_share(performances):
     assert result.answers == ["Indiana Jones"]
     assert result.trace["shared_mediator"]["relation"] == "film performance character"
     assert f"<{FB}en.raiders> <{FB}film.film.starring> ?m" in result.query
+
+
+def test_an_answer_that_is_the_constraint_itself_walks_on_from_its_node(performances):
+    # the chain ends on the characters, the constraint keeps the one the question names:
+    # the question asks who played it, so the answer is one hop on from the performance
+    query = (f"SELECT DISTINCT ?c WHERE {{\n  <{FB}en.raiders> <{FB}film.film.starring> ?m .\n"
+             f"  ?m <{FB}film.performance.character> ?c .\n}}")
+    answer, run = mediated(performances, "In Raiders of the Lost Ark, who was Indiana Jones?", query, "c")
+    assert answer.answers == ["Harrison Ford"]
+    assert run.trace["mediators"]["beside_the_constraint"] == "Indiana Jones"

@@ -17,7 +17,7 @@ import re
 from typing import Callable
 
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
-from ..steps._mediators import walk_through_mediators
+from ..steps._mediators import beside_the_constraint, walk_through_mediators
 from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
                                   read_value_constraints, without_constraints)
 from ..steps._result import Answer, Refusal
@@ -83,7 +83,9 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
         inside = [m for m in mentions if any(c.span[0] <= m.span[0] and m.span[1] <= c.span[1] for c in literals)]
         graph.constraints = values + entity_constraints(store, [m for m in mentions + nouns if m not in inside],
                                                         answer) + literals
-        return apply_constraints(store, index, answer, graph, run, timeout_s=timeout_s)
+        constrained_answer = apply_constraints(store, index, answer, graph, run, timeout_s=timeout_s)
+        return beside_the_constraint(store, index, constrained_answer, graph.grounded, question, run,
+                                     timeout_s=timeout_s)
 
     if values and mentions and (shape.kind == "boolean" or (shape.kind == "comparison" and shape.yes_no)):
         # "was X born after 1950", "did X come out in 1999", "is Everest over 8,000 m tall"

@@ -12,6 +12,8 @@ actor and the film), the answer is what else the joining mediator holds
 """
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Sequence
 
 from kgstore.errors import QueryError, UnsafeQueryError
@@ -117,4 +119,35 @@ def through_a_shared_mediator(store, index, question: str, named: Sequence[str],
     return (built, found) if found else None
 
 
-__all__ = ["walk_through_mediators", "through_a_shared_mediator"]
+def beside_the_constraint(store, index, answer: Answer, grounded: Sequence, question: str, run, *,
+                          timeout_s: float = 5.0) -> Answer:
+    """``answer``, or, when every answer is an applied constraint's own value ("In F, who
+    was Vernon Dursley?" answered *Vernon Dursley*: the chain ended on the character, and
+    the constraint picked that same character), the answer one hop on from the node that
+    holds the constraint, along the relation the question names (the actor). A question
+    never asks for what it already says."""
+    if answer.refused or not answer.answers or not answer.query:
+        return answer
+    read = chain_body(answer.query)
+    if read is None:
+        return answer
+    _, body = read
+    for g in grounded:
+        term = getattr(g.constraint, "term", None)
+        own = {g.constraint.label.casefold()}
+        if not g.applied or not term or not all(a.casefold() in own for a in answer.answers):
+            continue
+        held = re.search(rf"(\?\w+) <[^>]+> {re.escape(term)}", body)
+        if not held:
+            continue
+        node = held.group(1)
+        walked = walk_through_mediators(store, index, replace(answer, answers=[], answer_iris=[], values=[],
+                                                              query=f"SELECT DISTINCT {node} WHERE {{\n  {body}\n}}"),
+                                        question, run, timeout_s=timeout_s)
+        if walked.answers and not all(a.casefold() in own for a in walked.answers):
+            run.record("mediators", beside_the_constraint=g.constraint.label)
+            return walked
+    return answer
+
+
+__all__ = ["walk_through_mediators", "through_a_shared_mediator", "beside_the_constraint"]
