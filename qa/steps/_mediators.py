@@ -22,6 +22,7 @@ from ..sandbox import run_sparql
 from . import _sparql_build as sb
 from ._answering import rows_answer
 from ._constraints import MAX_RELATIONS, chain_body, iris_in
+from ._query_graph import EntityConstraint
 from ._result import Answer
 from ._retrieval import similarities, store_labels
 
@@ -133,9 +134,10 @@ def beside_the_constraint(store, index, answer: Answer, grounded: Sequence, ques
         return answer
     _, body = read
     for g in grounded:
-        term = getattr(g.constraint, "term", None)
-        own = {g.constraint.label.casefold()}
-        if not g.applied or not term or not all(a.casefold() in own for a in answer.answers):
+        if not g.applied or not isinstance(g.constraint, EntityConstraint):
+            continue  # a value constraint ("after 1950") never names an answer
+        term, own = g.constraint.term, {g.constraint.label.casefold()}
+        if not all(a.casefold() in own for a in answer.answers):
             continue
         held = re.search(rf"(\?\w+) <[^>]+> {re.escape(term)}", body)
         if not held:
