@@ -466,15 +466,19 @@ def test_a_count_is_asked_as_the_list_it_counts_in_other_wordings():
         "in which films did Ann Lee play Rose?"
 
 
-def test_pgmr_moves_a_constraint_off_the_answer_onto_the_mediator(performances):
-    # the draft hangs the actor on the character; the performance node holds both
+def pgmr_answer(performances, draft: str, question: str):
+    """pgmr's answer to ``question`` on the performances store, the model writing ``draft``."""
     from qa import make_method
 
     store, index = performances
+    return make_method("pgmr", QAContext(store, ScriptedLLM([draft] * 2), index=index)).answer(question)
+
+
+def test_pgmr_moves_a_constraint_off_the_answer_onto_the_mediator(performances):
+    # the draft hangs the actor on the character; the performance node holds both
     draft = ("SELECT DISTINCT ?answer WHERE { [ENT: Raiders of the Lost Ark] [REL: film starring] ?m . "
              "?m [REL: performance character] ?answer . ?answer [REL: performance actor] [ENT: Harrison Ford] }")
-    context = QAContext(store, ScriptedLLM([draft] * 2), index=index)
-    result = make_method("pgmr", context).answer("Which character did Harrison Ford play in Raiders of the Lost Ark?")
+    result = pgmr_answer(performances, draft, "Which character did Harrison Ford play in Raiders of the Lost Ark?")
     assert result.answers == ["Indiana Jones"]
     assert f"?m <{FB}film.performance.actor> <{FB}en.harrison_ford>" in result.query
 
@@ -482,13 +486,9 @@ def test_pgmr_moves_a_constraint_off_the_answer_onto_the_mediator(performances):
 def test_pgmr_answers_from_the_mediator_two_names_share(performances):
     # a draft no reading of which returns rows: the actor and the film meet on one
     # performance, and what else it holds that the question names is the answer
-    from qa import make_method
-
-    store, index = performances
     draft = ("SELECT DISTINCT ?answer WHERE { [ENT: Harrison Ford] [REL: character] ?answer . "
              "[ENT: Harrison Ford] [REL: directed] [ENT: Raiders of the Lost Ark] }")
-    context = QAContext(store, ScriptedLLM([draft] * 2), index=index)
-    result = make_method("pgmr", context).answer("What was Harrison Ford's character in Raiders of the Lost Ark?")
+    result = pgmr_answer(performances, draft, "What was Harrison Ford's character in Raiders of the Lost Ark?")
     assert result.answers == ["Indiana Jones"]
     assert result.trace["shared_mediator"]["relation"] == "film performance character"
     assert f"<{FB}en.raiders> <{FB}film.film.starring> ?m" in result.query
