@@ -168,6 +168,15 @@ def sync(store: Store, *, full: bool = False, page_rows: int | None = None, segm
     return SyncSummary(source, run_id, "done", resumed_from, dict(counts), time.monotonic() - started)
 
 
+def reads_ntriples(caps, graph: str | None) -> bool:
+    """Whether a streamed sync reads N-Triples (a CONSTRUCT) rather than SELECT results:
+    where TSV results would not be faithful (Virtuoso: its N-Triples cost it half the CPU
+    of its XML results), and only from one named graph: the default graph may be a union,
+    where a CONSTRUCT, giving a set of triples, could give fewer rows than asked for and so
+    end the sync before its end."""
+    return caps.construct_ntriples and caps.results_format != "tsv" and not caps.result_cap and bool(graph)
+
+
 def _in_background(count: Callable[[], int]) -> Future:
     pool = ThreadPoolExecutor(1, thread_name_prefix="kgstore-count")
     try:
@@ -234,11 +243,7 @@ class _PageReader:
         self.cap = caps.result_cap
         self.keyset = caps.keyset_paging
         self.format = RESULTS_FORMATS.get(caps.results_format, ox.QueryResultsFormat.JSON)
-        # A stream of one named graph is read as N-Triples where TSV results would not be
-        # faithful (Virtuoso: half the engine's CPU of its XML results). Not without a graph:
-        # the default graph may be a union, where CONSTRUCT, giving a set of triples, could
-        # give fewer rows than asked for and end the sync before its end.
-        self.ntriples = caps.construct_ntriples and caps.results_format != "tsv" and bool(self.graphs)
+        self.ntriples = reads_ntriples(caps, access.graph)
         self.page_rows = max(1, page_rows or caps.page_rows)
         if self.cap:
             self.page_rows = min(self.page_rows, max(1, self.cap // 2))
@@ -380,4 +385,4 @@ def _iri(text: str) -> str:
     return "".join(f"%{ord(c):02X}" if c in '<>"{}|^`\\ ' else c for c in text)
 
 
-__all__ = ["sync", "SyncSummary", "SyncProgress", "FORMAT"]
+__all__ = ["sync", "SyncSummary", "SyncProgress", "FORMAT", "reads_ntriples"]

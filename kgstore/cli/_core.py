@@ -53,6 +53,7 @@ def init_cmd(store, languages, graph_backend, endpoint, graph_iri, token, user, 
     from .._endpoint import save_credentials
     from .._endpoint_client import EndpointAuth, EndpointClient
     from .._endpoint_probe import probe_endpoint
+    from .._sync import reads_ntriples
 
     if token and user:
         raise click.UsageError("give --token or --user/--password, not both")
@@ -70,8 +71,9 @@ def init_cmd(store, languages, graph_backend, endpoint, graph_iri, token, user, 
     click.echo(f"  server: {caps.server or 'unknown'}; COUNT(DISTINCT): {_yes(caps.count_distinct)}; "
                f"language filters: {_yes(caps.lang_filter)}; keyset paging: {_yes(caps.keyset_paging)}")
     cap = f"{caps.result_cap:,} rows" if caps.result_cap else "none seen"
+    reads = "N-Triples" if reads_ntriples(caps, graph_iri) else caps.results_format.upper()
     click.echo(f"  result cap: {cap}; per-query timeout parameter: {caps.timeout_param or 'not honoured'}; "
-               f"sync reads {caps.results_format.upper()} in pages of {caps.page_rows:,} rows")
+               f"sync reads {reads} in pages of {caps.page_rows:,} rows")
     click.echo(f"Next: kgstore sync {store}")
 
 
