@@ -335,6 +335,7 @@ _:p3 </film/performance/actor> </en/harrison_ford> .
 _:p3 </film/performance/character> "Indiana Jones" .
 </en/star_wars> </film/film/starring> _:p4 .
 _:p4 </film/performance/actor> </en/harrison_ford> .
+</en/temple> </film/film/tagline> "If adventure has a name, it must be Indiana Jones " .
 _:p4 </film/performance/character> "Han Solo" .
 """
 FB = "http://rdf.freebase.com/ns/"
@@ -502,3 +503,24 @@ def test_an_answer_that_is_the_constraint_itself_walks_on_from_its_node(performa
     answer, run = mediated(performances, "In Raiders of the Lost Ark, who was Indiana Jones?", query, "c")
     assert answer.answers == ["Harrison Ford"]
     assert run.trace["mediators"]["beside_the_constraint"] == "Indiana Jones"
+
+
+def test_a_name_held_with_a_stray_space_is_held(performances):
+    from qa.steps._retrieval import literal_names
+
+    store, _ = performances
+    assert literal_names(store, ["If adventure has a name, it must be Indiana Jones"]) == {
+        "If adventure has a name, it must be Indiana Jones": '"If adventure has a name, it must be Indiana Jones "'}
+    assert literal_names(store, ["Indiana Smith"]) == {}
+
+
+def test_a_word_before_a_name_is_a_verb_not_a_modifier():
+    from types import SimpleNamespace
+
+    from qa.shapes import without_modifiers
+
+    play = SimpleNamespace(text="play", written_as_name=False)
+    crime = SimpleNamespace(text="crime", written_as_name=False)
+    assert without_modifiers("In how many films did X play Leonard Chess?", [play]) == \
+        "In how many films did X play Leonard Chess?"
+    assert without_modifiers("Which crime films did X direct?", [crime]) == "Which films did X direct?"

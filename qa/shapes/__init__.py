@@ -171,7 +171,8 @@ def without_modifiers(text: str, mentions: list[Mention]) -> str:
     for m in mentions:
         if m.written_as_name:
             continue
-        found = re.search(rf"\b{re.escape(m.text)}\b(?=\s+([a-z][a-z-]*))", text, re.I)
+        # the word after it in lower case: one before a name ("play Leonard Chess") is a verb
+        found = re.search(rf"\b{re.escape(m.text)}\b(?=\s+((?-i:[a-z][a-z-]*)))", text, re.I)
         following = found.group(1).lower() if found else ""
         # the noun it modifies: not a function word, not a verb form ("bordering", "directed")
         if found and following not in _FUNCTION_WORDS and not following.endswith(("ing", "ed")):

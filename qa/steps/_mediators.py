@@ -136,8 +136,8 @@ def beside_the_constraint(store, index, answer: Answer, grounded: Sequence, ques
     for g in grounded:
         if not g.applied or not isinstance(g.constraint, EntityConstraint):
             continue  # a value constraint ("after 1950") never names an answer
-        term, own = g.constraint.term, {g.constraint.label.casefold()}
-        if not all(a.casefold() in own for a in answer.answers):
+        term, own = g.constraint.term, {g.constraint.label.strip().casefold()}
+        if not all(a.strip().casefold() in own for a in answer.answers):
             continue
         held = re.search(rf"(\?\w+) <[^>]+> {re.escape(term)}", body)
         if not held:
@@ -146,7 +146,7 @@ def beside_the_constraint(store, index, answer: Answer, grounded: Sequence, ques
         walked = walk_through_mediators(store, index, replace(answer, answers=[], answer_iris=[], values=[],
                                                               query=f"SELECT DISTINCT {node} WHERE {{\n  {body}\n}}"),
                                         question, run, timeout_s=timeout_s)
-        if walked.answers and not all(a.casefold() in own for a in walked.answers):
+        if walked.answers and not all(a.strip().casefold() in own for a in walked.answers):
             run.record("mediators", beside_the_constraint=g.constraint.label)
             return walked
     return answer

@@ -327,13 +327,25 @@ def literal_names(store, names: Sequence[str]) -> dict[str, str]:
 def _literal_term(store, text: str) -> str | None:
     """The SPARQL term of ``text`` (escaped) as the store holds it: a plain string or in
     one of the store's languages; None when it holds neither."""
+    # dumps keep stray spaces inside values ("Ellen Griswold "): the name with one after it
+    # is the same name
+    for written in (text, text + " "):
+        for term in [f'"{written}"'] + [f'"{written}"@{lang}' for lang in store.config.languages]:
+            found = _holds_literal(store, term)
+            if found is None:
+                return None
+            if found:
+                return term
+    return None
+
+
+def _holds_literal(store, term: str) -> bool | None:
+    """Whether the store holds the literal ``term`` as an object; None when it cannot be asked."""
     from ..sandbox import run_sparql
     from kgstore.errors import QueryError, UnsafeQueryError
 
-    for term in [f'"{text}"'] + [f'"{text}"@{lang}' for lang in store.config.languages]:
-        try:
-            if run_sparql(store, f"ASK {{ ?s ?p {term} }}", timeout_s=2.0).boolean:
-                return term
-        except (QueryError, UnsafeQueryError):
-            return None
+    try:
+        return run_sparql(store, f"ASK {{ ?s ?p {term} }}", timeout_s=2.0).boolean
+    except (QueryError, UnsafeQueryError):
+        return None
     return None
