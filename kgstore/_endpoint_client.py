@@ -2,6 +2,8 @@
 only): :class:`EndpointClient`.
 
 * One ``httpx.Client`` per store: a pool of keep-alive connections, shared by threads.
+  The long answers of `kgstore sync` (:meth:`EndpointClient.stream`) go through
+  ``http.client`` instead, one connection each (kgstore/_endpoint_stream.py says why).
 * Every request has a time limit (``timeout_s``); when the endpoint honours a per-query
   timeout parameter (probed at init: Virtuoso's ``timeout``, in ms) it is sent too, so
   that the endpoint stops working when the client stops waiting.

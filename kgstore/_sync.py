@@ -3,8 +3,10 @@
 How the endpoint is read depends on what init probed:
 
 * **No result cap** (Oxigraph server, QLever): ``SELECT ?s ?p ?o WHERE { ?s ?p ?o }``
-  streamed, in requests of ``segment_rows`` rows (OFFSET/LIMIT) read as they arrive and
-  committed in pages of ``page_rows``. No ORDER BY: sorting is what such an endpoint does
+  (or its ``CONSTRUCT`` as N-Triples: :func:`reads_ntriples`) in OFFSET/LIMIT segments
+  that grow from ``FIRST_SEGMENT_ROWS`` to ``segment_rows``, ``READERS`` of them in flight,
+  each read and decoded ahead by a thread (kgstore/_segment_reader.py), committed in pages
+  of ``page_rows``. No ORDER BY: sorting is what such an endpoint does
   worst (Oxigraph sorted 43,000 triples by STR(?s) in 3.3 s, and would for every page).
   Resuming asks for the rows after the committed ones, which relies on the endpoint giving
   an unchanged graph's rows in the same order (Oxigraph reads its SPO index in order).
@@ -23,8 +25,9 @@ How the endpoint is read depends on what init probed:
   with more triples than the cap is read in OFFSET pages of its own. Subjects per page
   follow the triples per subject seen so far.
 
-Answers are read in the fastest faithful results format probed (TSV, XML or JSON) by
-pyoxigraph's parsers. Each page is committed to the catalog with its cursor in one DuckDB
+Answers are read in the fastest faithful syntax probed: TSV and N-Triples lines decoded by
+Arrow (kgstore/_line_terms.py), XML or JSON results by pyoxigraph. A page's entity rows are
+staged and merged into ``entities`` once, at the end (kgstore/_entity_stage.py). Each page is committed to the catalog with its cursor in one DuckDB
 transaction: a sync killed at any point resumes after its last committed page. The run is
 an ``ingest_runs`` row (format ``sparql-endpoint``), so `kgstore runs` lists it. Blank-node
 subjects are not read (paging needs IRIs); blank-node objects become skolem IRIs.
@@ -187,7 +190,15 @@ def _in_background(count: Callable[[], int]) -> Future:
 
 def _read_pages(store, reader, run_id, counts, cursor, source, started, progress) -> None:
     """Each page and its cursor in one catalog transaction."""
-    for page in reader.pages(cursor):
+    pages = reader.pages(cursor)
+    try:
+        _write_pages(store, pages, run_id, counts, source, started, progress)
+    finally:
+        pages.close()  # now, not when a traceback lets go of it: the reading threads stop
+
+
+def _write_pages(store, pages, run_id, counts, source, started, progress) -> None:
+    for page in pages:
         columns = page.columns if page.columns is not None else triple_columns(page.triples)
         entities, relations = catalog_records(page.triples, store.config.languages, columns=columns)
         rows = len(columns)
