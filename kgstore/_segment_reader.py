@@ -23,7 +23,7 @@ from collections import deque
 from typing import Callable, Iterator
 
 BLOCK_BYTES = 1 << 20
-QUEUE_BLOCKS = 16  # per segment: 16 MB read ahead at most
+QUEUE_BLOCKS = 16  # items read ahead per segment at most: 16 MB of bytes, or 16 pages of columns
 _END = object()
 _PUT_WAIT_S = 0.2  # how often a thread blocked on a full queue looks whether it was stopped
 
