@@ -299,6 +299,29 @@ async def write_bounded_async(store, sparql: str, pick: Callable[[ResultKind], F
                                   extra=(pick, prefixes)))
 
 
+def write_inline(store, sparql: str, pick: Callable[[ResultKind], Format | None], *, max_rows: int,
+                 prefixes: dict[str, str] | None = None) -> WrittenResult | None:
+    """A lookup (:func:`kgstore._lookup_query.is_bounded_lookup`) run and written in the
+    calling thread, no pool: its work stops at the write budget of small results (at most
+    256 KiB), so it needs no time limit. None when its answer outgrows the budget: the
+    caller then runs it through the pool (:func:`write_bounded_async`), which cuts at
+    ``max_rows`` within the time limit."""
+    started = time.monotonic()
+    result = store.query(sparql)
+    try:
+        kind, fmt, body, truncated = _write_live(result, pick, max_rows, _NEVER_CANCELLED, prefixes)
+    except Exception as exc:
+        del result  # see _reading_error
+        raise _reading_error(exc) from None
+    del result
+    if fmt is not None and body is None:
+        return None
+    return WrittenResult(kind, fmt, body, truncated=truncated, seconds=time.monotonic() - started)
+
+
+_NEVER_CANCELLED = threading.Event()  # nobody abandons a write that stops at its budget
+
+
 def _wait(job: "_Job"):
     future = job.pool.submit(job.work, *job.args)
     try:

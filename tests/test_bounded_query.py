@@ -332,3 +332,18 @@ def test_refused_operation_shortcuts_agree_with_the_full_scan(query):
     refused = refused_operation(query)
     words = [w for w, _ in keywords(query) if w in {"SERVICE", "LOAD", "CLEAR", "DELETE", "INSERT", "DROP"}]
     assert (refused is not None) == bool(words or full_scan(query) is not None)
+
+
+@pytest.mark.parametrize("fmt", RESULTS_FORMATS, ids=lambda f: f.file_extension)
+def test_a_lookup_written_inline_is_the_pools_document_or_none_past_the_budget(store, pool, fmt):
+    from kgstore._bounded_query import write_inline
+
+    lookup = "SELECT ?p ?o WHERE { <http://example.org/s0> ?p ?o }"
+    inline = write_inline(store, lookup, _always(fmt), max_rows=1000)
+    pooled = kgstore.write_bounded(store, lookup, _always(fmt), timeout_s=10, max_rows=1000, pool=pool)
+    assert (inline.kind, inline.format, inline.body, inline.truncated) == \
+        (pooled.kind, pooled.format, pooled.body, pooled.truncated)
+    # more rows than the cap allows: no document here, the pool cuts it at the cap
+    assert write_inline(store, "SELECT * WHERE { ?s ?p ?o }", _always(fmt), max_rows=3) is None
+    with pytest.raises(QueryRefusedError):
+        write_inline(store, "SELECT * WHERE { SERVICE <http://x> { ?s ?p ?o } }", _always(fmt), max_rows=3)
