@@ -399,3 +399,18 @@ def test_bench_serve_runs_bounded_and_reports(tmp_path, shared_data):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ratio" in proc.stdout and "/sparql" in proc.stdout and "errors 0 (target 0)" in proc.stdout
     assert time.monotonic() - started < 120
+
+
+@pytest.mark.parametrize("accept", ["application/sparql-results+json", "text/csv", "application/sparql-results+xml"])
+def test_a_lookup_answered_before_the_routing_is_the_routes_own_answer(client, accept):
+    # GET lookups take the fast path; the same query POSTed takes the /sparql route
+    lookup = "SELECT ?p ?o WHERE { wd:Q5456 ?p ?o }"
+    fast = client.get("/sparql", params={"query": lookup}, headers={"Accept": accept})
+    routed = client.post("/sparql", content=lookup, headers={"Accept": accept,
+                                                             "Content-Type": "application/sparql-query"})
+    assert fast.status_code == routed.status_code == 200
+    assert fast.content == routed.content and fast.headers["content-type"] == routed.headers["content-type"]
+    assert fast.headers["vary"] == routed.headers["vary"] == "Accept"
+    # a lookup the store refuses still gets the route's error
+    refused = client.get("/sparql", params={"query": "SELECT ?s WHERE { SERVICE <http://x> { ?s ?p ?o } }"})
+    assert refused.status_code == 403

@@ -5,8 +5,10 @@ and the web page on / (see ``_pages``).
 
 Blocking work never runs on the event loop: SPARQL goes to the query pool
 (:func:`kgstore.write_bounded_async`: the worker runs the query and writes the document),
-except a one-pattern lookup on the embedded store, whose work stops at a small write
-budget (``write_inline``); catalog and index lookups go to a thread one at a time, and /ask to a thread one question at a time (requests queue for the model).
+except a one-pattern lookup on the embedded store, whose work stops at a small write budget
+(``_lookup_route``: GET lookups are answered before the routing). Catalog and index lookups
+go to a thread one at a time, and /ask to a thread one question at a time (requests queue
+for the model).
 """
 from __future__ import annotations
 
@@ -24,8 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from .._bounded_query import write_bounded_async, write_inline
-from .._lookup_query import is_bounded_lookup
+from .._bounded_query import write_bounded_async
 from ..errors import (EndpointError, KgstoreError, LLMUnavailableError, QueryError, QueryRefusedError,
                       QueryTimeoutError, QAError, StoreClosedError, StoreLockedError, VectorIndexError)
 from ._ask_queue import MAX_TICKET_CHARS
@@ -33,6 +34,7 @@ from ._ask_request import parse_ask
 from ._catch_all import CatchAll
 from ._convertors import ANY_TEXT
 from ._entity_detail import entity_detail
+from ._lookup_route import LookupFastPath, inline_lookup
 from ._openapi import ENTITY_LIMIT_DEFAULT, ENTITY_LIMIT_MAX, INCOMING_MAX, K_MAX, openapi_document
 from ._pages import is_page_path, page_routes
 from ._protocol import ProtocolError, choose_format, offered_media_types, parse_request
@@ -83,6 +85,7 @@ def create_app(store_path: str | os.PathLike, options: ServeOptions | None = Non
                                      expose_headers=[TRUNCATED_HEADER, MAX_ROWS_HEADER]))
     middleware.append(Middleware(CatchAll))  # inside CORS, so that a 500 carries its headers too
     middleware.append(Middleware(_Guard, token=state.options.token, max_body_bytes=state.options.max_body_bytes))
+    middleware.append(Middleware(LookupFastPath, state=state))  # inside the token check
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -111,21 +114,14 @@ async def _sparql(request: Request) -> Response:
         parsed = parse_request(request.method, request.headers.get("content-type"),
                                _multi(request.query_params.multi_items()), body)
         snapshot = state.snapshot
-        pick = lambda kind: choose_format(accept, kind)  # noqa: E731
-        prefixes = snapshot.lookup.config.prefixes
-        written = None
-        if (parsed.default_graphs is None and parsed.named_graphs is None and snapshot.lookup.endpoint_url is None
-                and is_bounded_lookup(parsed.query)):
-            # one triple pattern on the embedded store: an index range whose work stops at a
-            # small write budget, run here rather than handed to the pool and back (that hop
-            # cost more than the query); an endpoint's answer would wait on the network
-            written = write_inline(snapshot.lookup, parsed.query, pick, max_rows=state.max_rows, prefixes=prefixes)
+        written = inline_lookup(state, parsed, accept)  # a one-pattern lookup, run here (see _lookup_route)
         if written is None:
             # The worker runs the query and writes the document: the loop only sends it.
-            written = await write_bounded_async(snapshot.lookup, parsed.query, pick,
+            written = await write_bounded_async(snapshot.lookup, parsed.query, lambda kind: choose_format(accept, kind),
                                                 timeout_s=state.timeout_s, max_rows=state.max_rows,
                                                 default_graph=parsed.default_graphs,
-                                                named_graphs=parsed.named_graphs, prefixes=prefixes, pool=state.pool)
+                                                named_graphs=parsed.named_graphs,
+                                                prefixes=snapshot.lookup.config.prefixes, pool=state.pool)
     except ProtocolError as exc:
         return PlainTextResponse(exc.message + "\n", status_code=exc.status)
     except (QueryError, StoreClosedError, EndpointError) as exc:
