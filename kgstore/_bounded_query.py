@@ -307,13 +307,8 @@ def write_inline(store, sparql: str, pick: Callable[[ResultKind], Format | None]
     caller then runs it through the pool (:func:`write_bounded_async`), which cuts at
     ``max_rows`` within the time limit."""
     started = time.monotonic()
-    result = store.query(sparql)
-    try:
-        kind, fmt, body, truncated = _write_live(result, pick, max_rows, _NEVER_CANCELLED, prefixes)
-    except Exception as exc:
-        del result  # see _reading_error
-        raise _reading_error(exc) from None
-    del result
+    kind, fmt, body, truncated = _query_written(store, sparql, None, None, pick, max_rows, _NEVER_CANCELLED,
+                                                prefixes)
     if fmt is not None and body is None:
         return None
     return WrittenResult(kind, fmt, body, truncated=truncated, seconds=time.monotonic() - started)
@@ -396,17 +391,25 @@ def _write(store, sparql, max_rows, default_graph, named_graphs, cancelled, star
            prefixes) -> WrittenResult:
     if cancelled.is_set():
         raise _Abandoned  # waited in the queue past its limit
-    result = store.query(sparql, default_graph=default_graph, named_graphs=named_graphs)
-    try:
-        kind, fmt, body, truncated = _write_live(result, pick, max_rows, cancelled, prefixes)
-    except Exception as exc:
-        del result  # see _reading_error
-        raise _reading_error(exc) from None
-    del result
+    kind, fmt, body, truncated = _query_written(store, sparql, default_graph, named_graphs, pick, max_rows,
+                                                cancelled, prefixes)
     if fmt is not None and body is None:  # more rows than the budget holds: the long way
         kept = _evaluate(store, sparql, max_rows, default_graph, named_graphs, cancelled, started)
         body, truncated = kept.serialize(fmt), kept.truncated
     return WrittenResult(kind, fmt, body, truncated=truncated, seconds=time.monotonic() - started)
+
+
+def _query_written(store, sparql, default_graph, named_graphs, pick, max_rows, cancelled, prefixes):
+    """``(kind, format, body, truncated)`` of ``sparql`` run and written from its live
+    result (:func:`_write_live`), the result dropped on this thread whatever happens."""
+    result = store.query(sparql, default_graph=default_graph, named_graphs=named_graphs)
+    try:
+        return _write_live(result, pick, max_rows, cancelled, prefixes)
+    except Exception as exc:
+        del result  # see _reading_error
+        raise _reading_error(exc) from None
+    finally:
+        result = None  # noqa: F841 - dropped here, on the thread that made it
 
 
 def _reading_error(exc: Exception) -> Exception:
