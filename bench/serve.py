@@ -55,6 +55,8 @@ def main() -> int:
     ap.add_argument("--search-share", type=float, default=0.2, help="share of /search requests in the mix")
     ap.add_argument("--entities", type=int, default=500, help="distinct subjects to look up")
     ap.add_argument("--workers", type=int, default=1, help="`kgstore serve --workers N`: server processes")
+    ap.add_argument("--http", choices=("uvicorn", "granian"), default="uvicorn",
+                    help="`kgstore serve --http`: the HTTP server (granian: pip install granian)")
     ap.add_argument("--oxigraph", metavar="BINARY",
                     help="also time `oxigraph serve-read-only` (the `oxigraph` PyPI package's binary) on the "
                          "same store and lookups, for scale")
@@ -67,9 +69,9 @@ def main() -> int:
     searches = [_label(s) for s in subjects]
     has_index = (Path(args.store) / "index" / "triples.hnsw").is_file()
     print(f"store {args.store}: {store.triple_count():,} triples; {len(subjects)} subjects to look up; "
-          f"{args.clients} clients; {args.workers} server process(es); load average {_load()}")
+          f"{args.clients} clients; {args.workers} server process(es) on {args.http}; load average {_load()}")
     port = _free_port()
-    servers = [_start_server(args.store, port, workers=args.workers)]
+    servers = [_start_server(args.store, port, workers=args.workers, http=args.http)]
     ox_port = None
     if args.oxigraph:
         ox_port = _free_port()
@@ -246,11 +248,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_server(store: str, port: int, *, workers: int = 1) -> subprocess.Popen:
+def _start_server(store: str, port: int, *, workers: int = 1, http: str = "uvicorn") -> subprocess.Popen:
     code = "import sys; from kgstore.cli import main; sys.argv[0] = 'kgstore'; main()"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
            "HF_HUB_OFFLINE": "1"}
-    extra = ["--workers", str(workers)] if workers != 1 else []
+    extra = (["--workers", str(workers)] if workers != 1 else []) + (["--http", http] if http != "uvicorn" else [])
     return subprocess.Popen([sys.executable, "-c", code, "serve", store, "--host", "127.0.0.1", "--port", str(port),
                              "--log-level", "warning", *extra], env=env)
 

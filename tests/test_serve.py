@@ -325,49 +325,48 @@ def test_reload_picks_up_data_ingested_while_serving(tmp_path, sample_dir):
         assert ask.json()["boolean"] is True
 
 
-def test_cli_serve_starts_answers_and_stops(store_path, tmp_path):
+def spawn_serve(store_path, *args) -> tuple[subprocess.Popen, str]:
+    """`kgstore serve STORE --port FREE *args` in a subprocess, once /health answers: the
+    process and its URL. Stop it with :func:`stop_serve`."""
     code = "import sys; from kgstore.cli import main; sys.argv[0] = 'kgstore'; main()"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-c", code, "serve", str(store_path), "--port", str(port),
-                             "--max-rows", "3", "--log-level", "warning"],
+    proc = subprocess.Popen([sys.executable, "-c", code, "serve", str(store_path), "--port", str(port), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"{url}/health", timeout=2).raise_for_status()
+            return proc, url
+        except httpx.TransportError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError(proc.communicate()[1])
+            time.sleep(0.2)
+
+
+def stop_serve(proc: subprocess.Popen) -> str:
+    """Ctrl-C, as a person stops it; its stderr."""
+    proc.send_signal(__import__("signal").SIGINT)
+    return proc.communicate(timeout=30)[1]
+
+
+def test_cli_serve_starts_answers_and_stops(store_path, tmp_path):
+    proc, url = spawn_serve(store_path, "--max-rows", "3", "--log-level", "warning")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).json()
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-                time.sleep(0.2)
+        health = httpx.get(f"{url}/health", timeout=2).json()
         assert health["max_rows"] == 3 and health["timeout_s"] == 30.0
     finally:
-        proc.send_signal(__import__("signal").SIGINT)
-        _, err = proc.communicate(timeout=30)
-    assert f"Serving {store_path} read-only at http://127.0.0.1:{port}/" in err
+        err = stop_serve(proc)
+    assert f"Serving {store_path} read-only at {url}/" in err
     assert "Traceback" not in err
 
 
 def test_cli_serve_with_two_workers_answers_reloads_everywhere_and_stops(store_path):
-    code = "import sys; from kgstore.cli import main; sys.argv[0] = 'kgstore'; main()"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-c", code, "serve", str(store_path), "--port", str(port),
-                             "--workers", "2", "--log-level", "warning"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}"
+    proc, url = spawn_serve(store_path, "--workers", "2", "--log-level", "warning")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{url}/health", timeout=2).raise_for_status()
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-                time.sleep(0.2)
         assert httpx.get(f"{url}/sparql", params={"query": ASK_ANDES}).json()["boolean"] is True
         assert httpx.post(f"{url}/reload", timeout=30).json()["snapshot"] == 1
         # Each request a new connection: the two processes take them in turn, and both serve
@@ -375,10 +374,34 @@ def test_cli_serve_with_two_workers_answers_reloads_everywhere_and_stops(store_p
         assert {httpx.get(f"{url}/health").json()["snapshot"] for _ in range(20)} == {1}
         assert {httpx.get(f"{url}/stats").json()["snapshot"] for _ in range(10)} == {1}
     finally:
-        proc.send_signal(__import__("signal").SIGINT)
-        _, err = proc.communicate(timeout=30)
+        err = stop_serve(proc)
     assert "2 worker processes" in err and "Traceback" not in err
     assert proc.returncode == 0
+
+
+def test_cli_serve_on_granian_answers_with_the_same_rules_and_stops(store_path):
+    pytest.importorskip("granian")
+    proc, url = spawn_serve(store_path, "--http", "granian", "--token", "s3cret", "--log-level", "warning")
+    auth = {"Authorization": "Bearer s3cret"}
+    try:
+        assert httpx.get(f"{url}/sparql", params={"query": ASK_ANDES}).status_code == 401
+        lookup = httpx.get(f"{url}/sparql", params={"query": "SELECT ?l WHERE { wd:Q5456 rdfs:label ?l }"},
+                           headers=auth)
+        assert lookup.json()["results"]["bindings"][0]["l"]["value"] == "Andes"
+        joined = httpx.get(f"{url}/sparql", params={"query": COUNTRIES}, headers=auth)
+        assert len(joined.json()["results"]["bindings"]) == 7
+        assert httpx.post(f"{url}/sparql", content="INSERT DATA { <a:a> <a:b> <a:c> }", headers={
+            **auth, "Content-Type": "application/sparql-update"}).status_code == 403
+    finally:
+        err = stop_serve(proc)
+    assert "on granian" in err and "Traceback" not in err
+    assert proc.returncode == 0
+
+
+def test_cli_serve_on_granian_takes_one_process():
+    pytest.importorskip("granian")
+    result = CliRunner().invoke(main, ["serve", "unused", "--http", "granian", "--workers", "2"])
+    assert result.exit_code != 0 and "--http granian serves with one process" in result.output
 
 
 def test_cli_serve_on_a_missing_store_is_a_clear_error(tmp_path):

@@ -39,6 +39,7 @@ class ServeOptions:
     max_body_bytes: int = 1_000_000
     query_workers: int = 4  # threads that run SPARQL; runaway queries occupy at most these
     workers: int = 1  # processes answering on the port (`serve` only; see kgstore.server._run)
+    http: str = "uvicorn"  # the HTTP server `serve` runs: uvicorn, or granian (one process)
 
 
 @dataclass
