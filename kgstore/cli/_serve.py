@@ -31,7 +31,7 @@ from ._common import STORE_ARG, warn_if_exposed
 @click.option("--http", "http_server", type=click.Choice(["uvicorn", "granian"]), default="uvicorn",
               show_default=True,
               help="The HTTP server. granian (pip install granian) parses HTTP in Rust threads: SPARQL "
-                   "lookups are answered about a fifth faster (docs: Serving benchmark); one process only.")
+                   "lookups were answered about 15% faster (docs: Serving benchmark); one process only.")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]),
               default="info", show_default=True)
 def serve_cmd(store, host, port, token, cors, timeout_s, max_rows, max_body_bytes, query_workers, workers,
