@@ -441,7 +441,7 @@ def test_a_round_trip_asked_for_the_sharers_is_two_hops_whatever_else_the_draft_
     assert asks_for_the_sharers("Which novels were published by the same house as Emma?")
     assert asks_for_the_sharers("Books with the same author as Dune")
     assert not asks_for_the_sharers("Songs by Paul McCartney?")
-    assert not asks_for_the_sharers("Which novels did the author of Emma write?")
+    assert asks_for_the_sharers("Which other novels did the author of Emma write?")
     star = ChainDraft(("directed by", "has genre", "written by"), 3, ("directed by", "written by"), off_anchor=0)
     assert star.trip_hops == 2
     chained = ChainDraft(("directed by", "directed by", "has genre"), 3, ("directed by", "has genre"))
@@ -524,3 +524,14 @@ def test_a_word_before_a_name_is_a_verb_not_a_modifier():
     assert without_modifiers("In how many films did X play Leonard Chess?", [play]) == \
         "In how many films did X play Leonard Chess?"
     assert without_modifiers("Which crime films did X direct?", [crime]) == "Which films did X direct?"
+
+
+def test_others_of_a_role_of_the_entity_are_a_round_trip():
+    from qa.steps._path_grounding import asks_round_trip
+
+    assert asks_round_trip("Which other songs did the composer of Yesterday write?")
+    assert asks_round_trip("Emma's author wrote which other novels?")
+    assert asks_round_trip("What else has the publisher of Dune published?")
+    # "other" without a role of the entity, or a role without "other": no trip back
+    assert not asks_round_trip("What other names does Madonna have?")
+    assert not asks_round_trip("Who is the author of Emma?")

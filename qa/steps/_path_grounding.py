@@ -289,9 +289,15 @@ _ROUND_TRIP = re.compile(r"\b(?:also|co-\w+|co\w*(?:star|direct|writ|author|foun
                          r"as well|together with|alongside)\b", re.I)
 
 
+# "which other films did the director of X make", "X's writer wrote what else": the others
+# of something reached from X (a role of X, written "the R of X" or "X's R") are a trip back
+_OTHERS = re.compile(r"\b(?:other|else)\b", re.I)
+_ROLE_OF = re.compile(r"\bthe\s+[a-z-]+\s+of\b|'s\s+[a-z-]+", re.I)
+
+
 def asks_round_trip(question: str) -> bool:
     """Whether the question asks for others sharing something with the entity it names."""
-    return bool(_ROUND_TRIP.search(question))
+    return bool(_ROUND_TRIP.search(question)) or bool(_OTHERS.search(question) and _ROLE_OF.search(question))
 
 
 # "which films share a director with X", "what movies were also directed by X's director",
@@ -303,7 +309,8 @@ _ASKED_THINGS = (r"(?:(?:which|what)\s+(?:other\s+)?[a-z-]+"
                  r"(?:\s+(?:that|which))?"
                  r"|(?:other\s+)?[a-z-]+s)")  # a bare plural: "films by the same director as X?"
 _SHARING = (r"(?:(?:also\s+|were\s+also\s+|have\s+)?(?:share|shared|have the same|had the same|were also|also)"
-            r"|(?:(?:are|were|was|is)\s+)?(?:[a-z]+\s+)?(?:by|from|with|having)\s+the\s+same)")
+            r"|(?:(?:are|were|was|is)\s+)?(?:[a-z]+\s+)?(?:by|from|with|having)\s+the\s+same"
+            r"|(?:did|does|do|has|have|had)\s+the\s+[a-z-]+\s+of)")  # "which other films did the director of X make"
 _SHARERS = re.compile(rf"^\W*{_ASKED_THINGS}\s+{_SHARING}\b", re.I)
 
 
