@@ -406,10 +406,9 @@ def _query_written(store, sparql, default_graph, named_graphs, pick, max_rows, c
     try:
         return _write_live(result, pick, max_rows, cancelled, prefixes)
     except Exception as exc:
-        del result  # see _reading_error
         raise _reading_error(exc) from None
     finally:
-        result = None  # noqa: F841 - dropped here, on the thread that made it
+        del result  # dropped here, on the thread that made it, before any error leaves (see _reading_error)
 
 
 def _reading_error(exc: Exception) -> Exception:

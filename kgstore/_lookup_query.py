@@ -48,7 +48,7 @@ def is_bounded_lookup(sparql: str) -> bool:
     if not tokens:
         return False
     i = 0
-    while i < len(tokens) and tokens[i] == ("word", tokens[i][1]) and tokens[i][1].upper() in ("PREFIX", "BASE"):
+    while i < len(tokens) and tokens[i][0] == "word" and tokens[i][1].upper() in ("PREFIX", "BASE"):
         step = 3 if tokens[i][1].upper() == "PREFIX" else 2
         if tokens[i][1].upper() == "PREFIX" and (i + 2 >= len(tokens) or tokens[i + 2][0] != "iri"
                                                  or tokens[i + 1][0] not in ("pname", "punct")):

@@ -72,7 +72,7 @@ def _serve_on_granian(store_path, options: ServeOptions, *, log_level: str,
     os.environ[_GRANIAN_APP_ENV] = json.dumps({"store": os.fspath(store_path), "options": asdict(options)})
     server = Server("kgstore.server._run:granian_app", address=options.host, port=options.port,
                     interface=Interfaces.ASGI, workers=1, factory=True, websockets=False,
-                    backpressure=MAX_CONNECTIONS, log_level=_GRANIAN_LOG_LEVELS.get(log_level, "info"),
+                    backpressure=MAX_CONNECTIONS, log_level=log_level,  # the CLI's choices are granian's too
                     log_access=log_level in ("info", "debug"))
     if announce:
         announce(f"Serving {store_path} read-only at http://{options.host}:{options.port}/ (the page at /, "
@@ -81,8 +81,6 @@ def _serve_on_granian(store_path, options: ServeOptions, *, log_level: str,
 
 
 _GRANIAN_APP_ENV = "KGSTORE_GRANIAN_APP"
-_GRANIAN_LOG_LEVELS = {"critical": "critical", "error": "error", "warning": "warning", "info": "info",
-                       "debug": "debug"}
 
 
 def granian_app():
