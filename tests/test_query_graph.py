@@ -425,6 +425,10 @@ def test_eval_counts_failures_by_kind():
     assert failure_kind(refused) == "refused: wrong_form"
     assert failure_kind(dropped) == "constraint dropped"
     assert failure_kind(other) == "wrong answer"
+    assert failure_kind({"question": "How many films did X direct?", "answers": ["4"], "gold": ["3"],
+                         "hits@1": 0.0}) == "wrong count"
+    assert failure_kind({"question": "When was X released?", "answers": ["1987"], "gold": ["1988"],
+                         "hits@1": 0.0}) == "wrong answer"  # a year, not a count
     records = [{**r, "failure": failure_kind(r)} for r in (right, wrong_no, typed_no, refused, dropped, other)]
     assert failure_counts(records) == {"wrong no": 2, "refused: wrong_form": 1, "constraint dropped": 1,
                                        "wrong answer": 1}

@@ -5,6 +5,8 @@ The kinds say what the next change should target:
 * ``refused: <reason>``: no answer (``not_in_store``, ``no_rows``, ``wrong_form`` …);
 * ``wrong no``: "no" where the gold answer is yes (worse than a refusal: a false claim);
 * ``wrong yes``: "yes" where the gold answer is no;
+* ``wrong count``: a count question ("how many …", or of the count shape) answered with
+  another number than the gold one (a false claim, like a wrong "no");
 * ``constraint dropped``: the question wrote a constraint (a value, or a name) that no
   relation of the store could carry on the answers, and the answer says so;
 * ``hallucinated identifier``: an answer or query names an IRI the store lacks;
@@ -12,12 +14,14 @@ The kinds say what the next change should target:
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Iterable
 
 from ..steps._grounding import normalise_label
 
-FAILURE_KINDS = ("wrong no", "wrong yes", "constraint dropped", "hallucinated identifier", "wrong answer")
+FAILURE_KINDS = ("wrong no", "wrong yes", "wrong count", "constraint dropped", "hallucinated identifier",
+                 "wrong answer")
 
 
 def failure_kind(record: dict) -> str | None:
@@ -33,11 +37,26 @@ def failure_kind(record: dict) -> str | None:
         return "wrong no"
     if answers[:1] == ["yes"] and gold & {"no", "false"}:
         return "wrong yes"
+    if _asks_a_count(record) and len(answers) == 1 and _number(answers[0]) and gold and all(map(_number, gold)):
+        return "wrong count"
     if any(not c.get("applied") for c in record.get("constraints") or []):
         return "constraint dropped"
     if record.get("hallucinated_iris"):
         return "hallucinated identifier"
     return "wrong answer"
+
+
+def _asks_a_count(record: dict) -> bool:
+    return record.get("shape") == "count" or bool(re.search(r"\bhow many\b|\bnumber of\b", record.get("question") or "",
+                                                              re.I))
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text.replace(",", ""))
+    except ValueError:
+        return False
+    return True
 
 
 def failure_counts(records: Iterable[dict]) -> dict[str, int]:
