@@ -278,6 +278,10 @@ def test_token_and_cors(store_path):
         ok = c.get("/sparql", params={"query": ASK_ANDES},
                    headers={"Authorization": "Bearer s3cret", "Origin": "http://notebook.local"})
         assert ok.status_code == 200 and ok.headers["access-control-allow-origin"] == "http://notebook.local"
+        # lookups answered at the front door keep the token rule
+        lookup = {"query": "SELECT ?p ?o WHERE { wd:Q5456 ?p ?o }"}
+        assert c.get("/sparql", params=lookup, headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert c.get("/sparql", params=lookup, headers={"Authorization": "Bearer s3cret"}).json()["results"]["bindings"]
         assert c.get("/health").json()["status"] == "ok"  # liveness needs no token
 
 

@@ -6,14 +6,13 @@ and the web page on / (see ``_pages``).
 Blocking work never runs on the event loop: SPARQL goes to the query pool
 (:func:`kgstore.write_bounded_async`: the worker runs the query and writes the document),
 except a one-pattern lookup on the embedded store, whose work stops at a small write budget
-(``_lookup_route``: GET lookups are answered before the routing). Catalog and index lookups
+(``_lookup_route``: GET lookups are answered at the front door, before the middleware). Catalog and index lookups
 go to a thread one at a time, and /ask to a thread one question at a time (requests queue
 for the model).
 """
 from __future__ import annotations
 
 import contextlib
-import hmac
 import json
 import os
 from typing import Any
@@ -34,7 +33,7 @@ from ._ask_request import parse_ask
 from ._catch_all import CatchAll
 from ._convertors import ANY_TEXT
 from ._entity_detail import entity_detail
-from ._lookup_route import LookupFastPath, inline_lookup
+from ._lookup_route import bearer_ok, front_door_lookup, inline_lookup, send_written
 from ._openapi import ENTITY_LIMIT_DEFAULT, ENTITY_LIMIT_MAX, INCOMING_MAX, K_MAX, openapi_document
 from ._pages import is_page_path, page_routes
 from ._protocol import ProtocolError, choose_format, offered_media_types, parse_request
@@ -85,16 +84,27 @@ def create_app(store_path: str | os.PathLike, options: ServeOptions | None = Non
                                      expose_headers=[TRUNCATED_HEADER, MAX_ROWS_HEADER]))
     middleware.append(Middleware(CatchAll))  # inside CORS, so that a 500 carries its headers too
     middleware.append(Middleware(_Guard, token=state.options.token, max_body_bytes=state.options.max_body_bytes))
-    middleware.append(Middleware(LookupFastPath, state=state))  # inside the token check
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
         yield
         state.close()
 
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app = _App(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.kg = state
     return app
+
+
+class _App(Starlette):
+    """Starlette, with a front door: a GET lookup that may be answered alone (token,
+    no body, no CORS) is answered before the middleware stack (see ``_lookup_route``)."""
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            written = front_door_lookup(self.state.kg, scope)
+            if written is not None:
+                return await send_written(send, written)
+        await super().__call__(scope, receive, send)
 
 
 def _state(request: Request) -> ServerState:
@@ -327,8 +337,7 @@ class _Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         if (self.token and scope["path"] != "/health" and scope["method"] != "OPTIONS"
                 and not is_page_path(scope["path"])):
-            given = headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+            if not bearer_ok(self.token, headers.get("authorization")):
                 response = PlainTextResponse("a valid 'Authorization: Bearer TOKEN' header is required\n",
                                              status_code=401, headers={"WWW-Authenticate": "Bearer"})
                 return await response(scope, receive, send)

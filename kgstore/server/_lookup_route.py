@@ -1,22 +1,31 @@
-"""SPARQL lookups answered where they arrive: one home for the rule, and a pure ASGI path
-for GET lookups that skips Starlette's routing and request objects.
+"""SPARQL lookups answered where they arrive: one home for the rule, and the app's front
+door, which answers GET lookups before Starlette's middleware, routing and request objects.
 
 A one-pattern lookup on the embedded store (:func:`kgstore._lookup_query.is_bounded_lookup`)
 runs in the event loop, its work stopped by the small-result write budget
 (:func:`kgstore._bounded_query.write_inline`): handing it to the query pool and back cost
-more than the lookup itself. Everything else, and any lookup that outgrows the budget or
-fails, takes the /sparql route as before, which answers it and its errors.
+more than the lookup itself, and each ASGI layer it passed through cost about as much
+again. Everything else, and any lookup that is refused, errs, outgrows the budget, carries
+a body, comes from a browser of another origin or lacks the token, goes on to the app,
+whose /sparql route answers it and its errors.
 """
 from __future__ import annotations
 
+import hmac
 from urllib.parse import parse_qs
 
 from .._bounded_query import WrittenResult, write_inline
 from .._lookup_query import is_bounded_lookup
-from ..errors import QueryError, StoreClosedError
-from ._protocol import ProtocolError, SparqlRequest, choose_format, parse_request
+from ._protocol import SparqlRequest, choose_format, parse_request
 
 SPARQL_PATHS = ("/sparql", "/query")
+
+
+def bearer_ok(token: str | None, authorization: str | None) -> bool:
+    """Whether a request with this Authorization header may read data (no token set: all)."""
+    if not token:
+        return True
+    return hmac.compare_digest((authorization or "").encode(), f"Bearer {token}".encode())
 
 
 def inline_lookup(state, request: SparqlRequest, accept: str | None) -> WrittenResult | None:
@@ -31,40 +40,41 @@ def inline_lookup(state, request: SparqlRequest, accept: str | None) -> WrittenR
                         max_rows=state.max_rows, prefixes=snapshot.lookup.config.prefixes)
 
 
-class LookupFastPath:
-    """Pure ASGI middleware, inside the token and body checks: a GET lookup that succeeds
-    is answered here, with the headers the route gives it; anything else goes on."""
-
-    def __init__(self, app, *, state):
-        self.app = app
-        self.state = state
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"] in SPARQL_PATHS:
-            written = self._answer(scope)
-            if written is not None:
-                media_type = written.format.media_type
-                if media_type.startswith("text/") and "charset=" not in media_type.lower():
-                    media_type += "; charset=utf-8"  # as Starlette's Response writes it
-                await send({"type": "http.response.start", "status": 200,
-                            "headers": [(b"content-length", str(len(written.body)).encode()),
-                                        (b"content-type", media_type.encode()), (b"vary", b"Accept")]})
-                await send({"type": "http.response.body", "body": written.body})
-                return
-        await self.app(scope, receive, send)
-
-    def _answer(self, scope) -> WrittenResult | None:
-        try:
-            request = parse_request("GET", None, parse_qs(scope["query_string"].decode("latin-1"),
-                                                          keep_blank_values=True), b"")
-        except ProtocolError:
-            return None  # the route says what is wrong
-        accept = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"accept"), None)
-        try:
-            written = inline_lookup(self.state, request, accept)
-        except (QueryError, StoreClosedError):
-            return None  # the route answers with the error
-        return written if written is not None and written.format is not None else None
+def front_door_lookup(state, scope) -> WrittenResult | None:
+    """The written answer of a GET lookup that the front door may answer alone, else None
+    (the app then takes the request from the start)."""
+    if scope["method"] != "GET" or scope["path"] not in SPARQL_PATHS:
+        return None
+    accept = authorization = None
+    for name, value in scope["headers"]:
+        if name == b"accept":
+            accept = value.decode("latin-1")
+        elif name == b"authorization":
+            authorization = value.decode("latin-1")
+        elif name == b"origin" and state.options.cors_origins:
+            return None  # CORS headers are the app's
+        elif (name == b"content-length" and value != b"0") or name == b"transfer-encoding":
+            return None  # a body to check against the size limit
+    if not bearer_ok(state.options.token, authorization):
+        return None  # the app answers 401
+    try:
+        request = parse_request("GET", None, parse_qs(scope["query_string"].decode("latin-1"),
+                                                      keep_blank_values=True), b"")
+        written = inline_lookup(state, request, accept)
+    except Exception:  # a bad request, a refusal, a store error or a bug: the route answers it (or logs the bug)
+        return None
+    return written if written is not None and written.format is not None else None
 
 
-__all__ = ["LookupFastPath", "inline_lookup", "SPARQL_PATHS"]
+async def send_written(send, written: WrittenResult) -> None:
+    """Send a lookup's answer with the headers the /sparql route gives it."""
+    media_type = written.format.media_type
+    if media_type.startswith("text/") and "charset=" not in media_type.lower():
+        media_type += "; charset=utf-8"  # as Starlette's Response writes it
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", str(len(written.body)).encode()),
+                            (b"content-type", media_type.encode()), (b"vary", b"Accept")]})
+    await send({"type": "http.response.body", "body": written.body})
+
+
+__all__ = ["bearer_ok", "front_door_lookup", "inline_lookup", "send_written", "SPARQL_PATHS"]
