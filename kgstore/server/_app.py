@@ -6,9 +6,9 @@ and the web page on / (see ``_pages``).
 Blocking work never runs on the event loop: SPARQL goes to the query pool
 (:func:`kgstore.write_bounded_async`: the worker runs the query and writes the document),
 except a one-pattern lookup on the embedded store, whose work stops at a small write budget
-(``_lookup_route``: GET lookups are answered at the front door, before the middleware). Catalog and index lookups
-go to a thread one at a time, and /ask to a thread one question at a time (requests queue
-for the model).
+(``_lookup_route``: GET lookups are answered at the front door, before the middleware).
+Catalog and index lookups go to a thread one at a time, and /ask to a thread one question
+at a time (requests queue for the model).
 """
 from __future__ import annotations
 
