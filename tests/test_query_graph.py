@@ -30,6 +30,9 @@ from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
     ("Is Mount Everest over 8,000 m tall?", ">", 8000, None, False, "m"),
     ("Which countries have more than 10 million people?", ">", 10_000_000, None, False, "people"),
     ("Which rivers are at least 2.5 km long?", ">=", 2.5, None, False, "km"),
+    ("Does [Big] predate 2005?", "<", 2005, None, True, None),
+    ("Is [Big] more recent than 1970?", ">", 1970, None, True, None),
+    ("Did Douglas Adams die before 2000, right?", "<", 2000, None, True, None),
 ])
 def test_value_constraints_are_read_with_their_operator_and_kind(question, op, low, high, year, unit):
     [c] = read_value_constraints(question)
@@ -179,6 +182,8 @@ def test_a_superlative_over_a_count_picks_one(demo):
     ("Did Douglas Adams die before 2000?", "no", WDT + "P570"),
     ("Is Mount Everest over 8,000 m tall?", "yes", WDT + "P2044"),
     ("Does Nepal have more than 50 million people?", "no", WDT + "P1082"),
+    ("Does Douglas Adams's birth predate 1950?", "no", WDT + "P569"),
+    ("Douglas Adams was born after 1950, wasn't he?", "yes", WDT + "P569"),
 ])
 def test_yes_no_against_a_constant_reads_the_value_the_words_name(demo, question, verdict, relation):
     answer, _, asked = shaped(demo, question, HIMALAYAS_COUNTRIES)

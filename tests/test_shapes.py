@@ -38,6 +38,19 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
     ("When was Douglas Adams born?", "chain", None, "", False),
     ("What is the first name of Douglas Adams?", "chain", None, "", False),
     ("the director of [Big] also directed which movies", "chain", None, "", False),
+    # yes/no put to the reader, and statements with a tag that asks whether they hold
+    ("Would you call [Big] a comedy?", "boolean", None, "", False),
+    ("Would you say Douglas Adams studied at Cambridge?", "boolean", None, "", False),
+    ("Can you name a film directed by X?", "chain", None, "", False),
+    ("Could you tell me who directed [Big]?", "chain", None, "", False),
+    ("[Penny Marshall] directed Big, didn't she?", "boolean", None, "", False),
+    ("Mount Everest is in Nepal, isn't it?", "boolean", None, "", False),
+    ("Douglas Adams studied at Cambridge, right?", "boolean", None, "", False),
+    ("Who directed Big, do you know?", "chain", None, "", False),
+    # verbs of time compare dates
+    ("Does [Big] predate Splash?", "comparison", "predate", None, True),
+    ("[Big] came out after Splash, didn't it?", "comparison", "after", None, True),
+    ("Which films did [Ann Lee] direct after 1990?", "chain", None, "", False),
 ])
 def test_the_shape_is_read_from_the_question(question, kind, cue, phrase, yes_no):
     shape = detect_shape(question)

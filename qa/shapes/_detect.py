@@ -26,6 +26,16 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|[,;:?!()\[\]]")
 _BOOLEAN_OPENING = {"is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could",
                     "will", "would", "should", "isn't", "aren't", "wasn't", "doesn't", "didn't"}
+# "can you name …", "could you tell me …": a request for things (a chain); "would you call
+# X a drama", "would you say X …": a yes/no question put to the reader
+_REQUEST_VERBS = {"name", "list", "tell", "give", "show", "find", "provide", "identify", "mention", "enumerate",
+                  "get", "help", "recommend", "suggest", "point", "look", "search", "fetch", "return", "bring"}
+# a statement with a tag that asks whether it holds: "X directed Y, didn't they?", "X is a
+# drama, isn't it?", "X came out in 1999, right?"
+_TAG_QUESTION = re.compile(
+    r",\s*(?:(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|wo|ca|should)(?:n't|\s+not)?"
+    r"\s+(?:it|he|she|they|there|that|this|you|we|i|one)(?:\s+not)?|right|correct|true|no|yes|yeah)\s*\?\s*$",
+    re.I)
 _THAN_A_NUMBER = re.compile(r"\bthan\s+(?:about\s+|around\s+)?(?:[\d$€£]|(?:a|one|two|three|four|five|six|seven|"
                             r"eight|nine|ten|twenty|fifty|a few|several|hundred|thousand|million|billion)\b)")
 _WH_WORDS = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how"}
@@ -43,7 +53,13 @@ COMPARATIVES = {
     **dict.fromkeys(["smaller", "lower", "shorter", "lighter", "shallower", "narrower", "fewer", "less", "earlier",
                      "poorer", "slower", "colder", "sooner", "before"], _DOWN),
     "older": _OLDER, "elder": _OLDER, "younger": _YOUNGER, "after": _UP,
+    # verbs of time: "does X predate Y" asks whether X came before Y
+    **dict.fromkeys(["predate", "predates", "predated", "antedate", "antedates", "antedated"], _DOWN),
+    **dict.fromkeys(["postdate", "postdates", "postdated"], _UP),
 }
+# comparatives that compare only in a yes/no question ("was X born before Y"); elsewhere a chain's words
+_YES_NO_COMPARATIVES = {"before", "after", "predate", "predates", "predated", "antedate", "antedates", "antedated",
+                        "postdate", "postdates", "postdated"}
 SUPERLATIVES = {
     **dict.fromkeys(["largest", "biggest", "highest", "tallest", "longest", "greatest", "heaviest", "deepest",
                      "widest", "most", "latest", "newest", "richest", "fastest", "hottest", "busiest",
@@ -54,7 +70,9 @@ SUPERLATIVES = {
 }
 # words that order by time: the value compared is a date (or a year)
 TEMPORAL = {"recent", "earlier", "later", "older", "newer", "younger", "first", "last", "before", "after",
-            "earliest", "latest", "oldest", "newest", "youngest", "elder", "eldest", "sooner"}
+            "earliest", "latest", "oldest", "newest", "youngest", "elder", "eldest", "sooner",
+            "predate", "predates", "predated", "antedate", "antedates", "antedated", "postdate", "postdates",
+            "postdated"}
 # "more recent(ly)" and "most recent(ly)": later
 _RECENT = re.compile(r"\b(more|most) recent(ly)?\b", re.I)
 # words that end the phrase naming what is compared ("the larger population, India or Nepal")
@@ -118,8 +136,9 @@ def detect_shape(question: str, names: Sequence[tuple[int, int]] = ()) -> Questi
         return QuestionShape("count", words=words)
     # "can you name a film …" is a request, and "is X a man or a woman" a choice: chains
     # a name opens "[X] was the director of which films"; a wh-word anywhere asks for a thing
-    yes_no = (words[0] in _BOOLEAN_OPENING and not question.lstrip().startswith("[")
-              and not (len(words) > 1 and words[1] == "you") and not _asks_wh(tokens))
+    requested = len(words) > 2 and words[1] == "you" and words[2] in _REQUEST_VERBS
+    yes_no = ((words[0] in _BOOLEAN_OPENING and not question.lstrip().startswith("[") and not requested)
+              or bool(_TAG_QUESTION.search(question))) and not _asks_wh(tokens)
     recent = _RECENT.search(question)
     if recent:
         cue, directions = recent.group(0).lower(), _UP
@@ -266,9 +285,9 @@ def _asks_which_thing(words: tuple[str, ...]) -> bool:
 def _is_comparative_use(question: str, words: tuple[str, ...], i: int) -> bool:
     """A comparative compares two options ("X or Y") or two terms ("X than Y")."""
     lowered = question.lower()
-    if words[i] in ("before", "after"):
+    if words[i] in _YES_NO_COMPARATIVES:
         # "was X born before Y": a yes/no comparison of dates; elsewhere a chain's word
-        return words[0] in _BOOLEAN_OPENING
+        return words[0] in _BOOLEAN_OPENING or bool(_TAG_QUESTION.search(question))
     if " or " in lowered or _options_first(words) or _options_after(words, i):
         return True
     # "more than 100 million people" is a filter on a chain's values, not two things compared

@@ -35,11 +35,14 @@ _LOWER_BOUNDS = {"after": ">", "since": ">=", "later than": ">", "more than": ">
                  "higher than": ">", "larger than": ">", "bigger than": ">", "taller than": ">", "longer than": ">",
                  "heavier than": ">", "older than": ">", "over": ">", "above": ">", "at least": ">=",
                  "no less than": ">=", "not less than": ">=", "exceeding": ">", "in excess of": ">",
-                 "upwards of": ">", "from": ">="}
+                 "upwards of": ">", "from": ">=", "more recent than": ">", "newer than": ">",
+                 "postdate": ">", "postdates": ">", "postdated": ">"}
 _UPPER_BOUNDS = {"before": "<", "earlier than": "<", "prior to": "<", "until": "<=", "till": "<=", "up to": "<=",
                  "less than": "<", "fewer than": "<", "lower than": "<", "smaller than": "<", "shorter than": "<",
                  "younger than": "<", "lighter than": "<", "under": "<", "below": "<", "at most": "<=",
-                 "no more than": "<=", "not more than": "<=", "within": "<="}
+                 "no more than": "<=", "not more than": "<=", "within": "<=", "less recent than": "<",
+                 "predate": "<", "predates": "<", "predated": "<", "antedate": "<", "antedates": "<",
+                 "antedated": "<"}
 _BOUND_WORDS = "|".join(sorted((re.escape(w) for w in {**_LOWER_BOUNDS, **_UPPER_BOUNDS}), key=len, reverse=True))
 _BETWEEN = re.compile(rf"\bbetween\s+(?:the\s+years\s+)?{_NUMBER}{_SCALE}\s+and\s+{_NUMBER}{_SCALE}{_UNIT}", re.I)
 _DECADE = re.compile(r"\b(?:in|during|from)\s+the\s+(\d{3})0'?s\b", re.I)
