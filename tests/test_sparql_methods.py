@@ -501,3 +501,15 @@ def test_a_constraint_hung_on_the_answer_is_also_tried_on_the_node_before_it():
     # variable has nowhere to move it
     assert parse_placeholder_query("SELECT DISTINCT ?answer WHERE { ?answer [REL: directed by] [ENT: X] }"
                                    ).reattached() == []
+
+
+def test_the_path_read_is_the_one_whose_answers_fit_the_marks_both_ways():
+    from qa.steps._path_grounding import marks_fit
+    marked = {"eurotrip", "the dictator"}
+    written = {"eurotrip", "the dictator", "clear history"}  # holds both marks and one more
+    directed = {"eurotrip"}  # holds one mark and nothing else
+    assert marks_fit(written, marked, "eurotrip") > marks_fit(directed, marked, "eurotrip")
+    every_film = {f"film {i}" for i in range(200)} | {"eurotrip"}  # a broad path holds the mark too
+    assert marks_fit(directed, {"eurotrip"}, "eurotrip") > marks_fit(every_film, {"eurotrip"}, "eurotrip")
+    # the first mark counts before anything else
+    assert marks_fit(directed, marked, "eurotrip") > marks_fit({"the dictator"}, marked, "eurotrip")

@@ -253,11 +253,12 @@ class PathGrounder:
         hits = {i: len(marked & answers[i]) for i in answers}
         # The path that holds the first mark (the model's best; the later ones it often
         # takes from other paths' facts), then the one whose answers are most nearly the
-        # marks (a path to every country holds the one marked too), then the encoder's order.
+        # marks, both ways (F1: a path to every country holds the one marked too, and a
+        # path to one of three films marked two misses one), then the encoder's order.
         # Every path that ran competes, not only those shown: one is shown per last step, and
         # the one shown may reach the marked film through a co-star and back (twelve films)
         # where a path not shown reaches it alone.
-        best = max(answers, key=lambda i: (first in answers[i], hits[i] / max(len(answers[i]), 1), hits[i], -i))
+        best = max(answers, key=lambda i: (*marks_fit(answers[i], marked, first), -i))
         pick = ids[best] if hits[best] else default
         if first_mark and first not in answers[best]:
             # a round trip's question names what the others share ("the director of X also
@@ -280,6 +281,13 @@ class PathGrounder:
         if rows and not terms:
             rows = []  # it ends on mediators only: a path one hop longer reads what they hold
         return PathRun(path, score, built, rows, error, terms)
+
+
+def marks_fit(answers: set[str], marked: set[str], first: str | None) -> tuple[bool, float, int]:
+    """How well a path's answers fit the model's marks, to compare paths by: holds the first
+    mark, then F1 between the answers and the marks, then how many marks it holds."""
+    hits = len(answers & marked)
+    return first in answers, 2 * hits / max(len(answers) + len(marked), 1), hits
 
 
 # Words with which English asks for the others that share something with the named one:
