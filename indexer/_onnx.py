@@ -140,14 +140,14 @@ def file_tokenizer(path: Path) -> tuple[FileTokenizer, int] | None:
 def load(path: Path, fingerprint: str, cache_dir: Path, threads: int) -> OnnxSentenceModel:
     """The model in ``path`` under ONNX Runtime, exported into ``cache_dir`` on first use.
     Once exported, torch is not loaded: the tokenizer is read from the model's files."""
-    from ._encoder import _load  # the torch model gives the weights to export
+    from ._torch_model import load_sentence_transformer  # the torch model gives the weights to export
 
     check_mean_pooling(path)
     onnx_path = cache_dir / f"onnx-{fingerprint}" / "model.onnx"
     found = file_tokenizer(path) if onnx_path.is_file() else None
     if found is not None:
         return OnnxSentenceModel(onnx_path, *found, threads)
-    st_model = _load(path, "cpu", threads)
+    st_model = load_sentence_transformer(path, "cpu", threads)
     if not onnx_path.is_file():
         export(st_model, onnx_path)
     return OnnxSentenceModel(onnx_path, st_model.tokenizer, int(st_model.max_seq_length or 256), threads)
