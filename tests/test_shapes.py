@@ -113,9 +113,26 @@ def test_a_chain_query_is_counted_as_written():
     ("which films share the same actor of [A]", True),
     ("who is the costume designer of [X]", False),
     ("what films did [X] direct", False),
+    ("Name the other films by whoever directed [X].", True),
+    ("Which other books did the person who wrote [X] write?", True),
+    ("Name the other films of [X].", False),
 ])
 def test_round_trip_questions_are_recognised(question, trip):
     assert asks_round_trip(question) is trip
+
+
+@pytest.mark.parametrize("question, others", [
+    ("Name the other films by whoever directed [X].", True),
+    ("What else did [X]'s director direct?", True),
+    ("[X]'s writer wrote what else?", True),
+    ("Which other movies did the director of [X] make?", True),
+    ("The director of [X] also directed which films?", False),  # a trip, but not worded as "others"
+    ("Which other films are there?", False),  # no role of a named thing
+])
+def test_others_of_a_role_are_a_trip_there_and_back(question, others):
+    from qa.steps._path_grounding import asks_for_others
+
+    assert asks_for_others(question) is others
 
 
 @pytest.fixture(scope="module")

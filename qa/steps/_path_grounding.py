@@ -129,6 +129,7 @@ class PathGrounder:
         # co-stars of the films of X"), whose facts lead the model to mark the wrong film
         read_hops = draft.hops + 1
         trip = self.round_trips and asks_round_trip(question)
+        trip_hops = 2 if asks_for_others(question) else draft.trip_hops
         if trip:
             # "the director of X also directed …": the answer is back where X is, so the
             # round trips compete even when the draft's words fit the way out better
@@ -136,7 +137,7 @@ class PathGrounder:
             chosen += [i for i in trips[:self.options] if i not in chosen]
             # a trip one hop longer than the draft mostly goes on from the others to what
             # they share ("the director of X also directed …" answered with the director)
-            read_hops = draft.trip_hops
+            read_hops = trip_hops
         if reading:
             chosen += [i for i in best_per_last_step(paths, scores, self.read_paths, max_hops=read_hops)
                        if i not in chosen]
@@ -152,7 +153,7 @@ class PathGrounder:
         if trip:
             # only round trips of the draft's trip length ("the languages of the films whose
             # directors also directed X" goes one hop on from the director's films), else longer
-            trip_runs = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= draft.trip_hops]
+            trip_runs = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= trip_hops]
             ranked = [k for k in trip_runs if runs[k].path.hops <= read_hops] or trip_runs or ranked
         # after the trips are told apart: a long walk leading every shorter path is no reason
         # to leave the trip the question asks for ("films by the same director as X" answered
@@ -297,15 +298,32 @@ _ROUND_TRIP = re.compile(r"\b(?:also|co-\w+|co\w*(?:star|direct|writ|author|foun
                          r"as well|together with|alongside)\b", re.I)
 
 
-# "which other films did the director of X make", "X's writer wrote what else": the others
-# of something reached from X (a role of X, written "the R of X" or "X's R") are a trip back
+# "which other films did the director of X make", "X's writer wrote what else", "the other
+# films by whoever directed X": the others of something reached from X (a role of X, written
+# "the R of X", "X's R", or a clause "whoever/the person who R-ed X") are a trip back
 _OTHERS = re.compile(r"\b(?:other|else)\b", re.I)
-_ROLE_OF = re.compile(r"\bthe\s+[a-z-]+\s+of\b|'s\s+[a-z-]+", re.I)
+_ROLE_OF = re.compile(r"\bthe\s+[a-z-]+\s+of\b|'s\s+[a-z-]+"
+                      r"|\bwho(?:m)?ever\s+[a-z-]+|\bthe\s+(?:person|people|one|ones|man|woman)\s+(?:who|that)\s+[a-z-]+",
+                      re.I)
 
 
 def asks_round_trip(question: str) -> bool:
     """Whether the question asks for others sharing something with the entity it names."""
     return bool(_ROUND_TRIP.search(question)) or bool(_OTHERS.search(question) and _ROLE_OF.search(question))
+
+
+# "name the other films by whoever directed X", "what else did X's director direct": the
+# others asked for are the things that share the role with X, there and back (two hops),
+# however many patterns the draft wrote
+_OTHERS_ASKED = re.compile(r"^\W*(?:(?:which|what|name|list|give me|tell me|show me|find)\s+"
+                           r"(?:the\s+|some\s+|all\s+|any\s+)?other\s+[a-z-]+|what\s+else)\b|\bwhat\s+else\s*\W*$",
+                           re.I)
+
+
+def asks_for_others(question: str) -> bool:
+    """Whether the question's wh-phrase asks for the others of a role of the entity it
+    names ("which other films did the director of X make"), so they are a two-hop trip."""
+    return bool(_OTHERS_ASKED.search(question) and _ROLE_OF.search(question))
 
 
 # "which films share a director with X", "what movies were also directed by X's director",
@@ -341,4 +359,4 @@ def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n
 
 
 __all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser", "best_per_last_step", "asks_round_trip",
-           "asks_for_the_sharers"]
+           "asks_for_the_sharers", "asks_for_others"]
