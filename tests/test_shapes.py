@@ -344,6 +344,28 @@ def test_a_draft_keeps_only_the_names_the_question_brackets():
     assert query.keeping_names([]) is query
 
 
+def test_a_draft_s_part_of_a_longer_name_is_that_name_and_other_names_stay():
+    from qa.methods.pgmr._placeholders import parse_placeholder_query
+
+    query = parse_placeholder_query("SELECT DISTINCT ?answer WHERE { [ENT: I Am the Law] [REL: directed by] ?m . "
+                                    "[ENT: The Law] [REL: directed by] ?m . [ENT: Tom Neal] [REL: starred] ?answer }")
+    merged = query.merged_into(["I Am the Law", "Tom Neal"])
+    assert merged.entities() == ["I Am the Law", "Tom Neal"]
+    assert len(merged.patterns) == 2  # the two patterns that became one are one
+    # a name no longer one holds is kept as written (merging never drops a name)
+    assert query.merged_into(["Big"]) is query
+
+
+def test_the_role_a_round_trip_shares_is_read_from_the_question_and_matched_to_labels():
+    from qa.steps._path_grounding import _names_role, role_words
+
+    assert role_words("Name the other films by whoever directed [X].") == ["directed"]
+    assert role_words("Which films share a writer with [X]?") == ["writer"]
+    assert role_words("What else did [X]'s director direct?") == ["director"]
+    assert _names_role("directed by", ["director"]) and _names_role("written by", ["wrote"])
+    assert not _names_role("has genre", ["directed"]) and not _names_role("directed by", ["writer"])
+
+
 def test_a_round_trip_turns_back_at_the_named_entity_s_first_hop():
     from qa.steps._paths import RelationPath
 

@@ -12,6 +12,7 @@ returns rows is the final query. Every path is real, so no identifier can be inv
 """
 from __future__ import annotations
 
+import os
 import re
 
 from dataclasses import dataclass
@@ -172,6 +173,10 @@ class PathGrounder:
         if named_trip != pick:
             run.record(step, draft_trip=runs[named_trip].path.labels[0])
             pick = named_trip
+        role_trip = self.role_trip(runs, ranked, pick, role_words(question)) if trip else pick
+        if role_trip != pick:
+            run.record(step, role_trip=runs[role_trip].path.labels[0])
+            pick = role_trip
         led = lead is not None and runs[pick].path.hops < runs[lead].path.hops
         if led:
             # a three-hop path that leads every shorter path by a wide margin stands over a
@@ -200,6 +205,19 @@ class PathGrounder:
         if normalise_label(runs[pick].path.labels[0]) == named:
             return pick
         along = [k for k in ranked if runs[k].path.round_trip and normalise_label(runs[k].path.labels[0]) == named]
+        return along[0] if along else pick
+
+    @staticmethod
+    def role_trip(runs: Sequence[PathRun], ranked: Sequence[int], pick: int, roles: Sequence[str]) -> int:
+        """The pick, or, when the question writes the role the others share ("whoever
+        directed X", "the writer of X") and the pick's trip goes along a relation whose
+        label is no form of it, the best-ranked trip along one that is ("directed by"). The
+        model reading the facts marks the films of whichever trip it saw first, and a trip
+        along a genre holds the most films."""
+        if not roles or not runs[pick].path.round_trip or _names_role(runs[pick].path.labels[0], roles):
+            return pick
+        along = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops == 2
+                 and _names_role(runs[k].path.labels[0], roles)]
         return along[0] if along else pick
 
     def long_lead(self, runs: Sequence[PathRun], final: Sequence[float], ranked: Sequence[int]) -> int | None:
@@ -310,6 +328,33 @@ _ROLE_OF = re.compile(r"\bthe\s+[a-z-]+\s+of\b|'s\s+[a-z-]+"
 def asks_round_trip(question: str) -> bool:
     """Whether the question asks for others sharing something with the entity it names."""
     return bool(_ROUND_TRIP.search(question)) or bool(_OTHERS.search(question) and _ROLE_OF.search(question))
+
+
+# irregular forms whose stem is not their start ("wrote" is a form of "write")
+_IRREGULAR = {"wrote": "write", "made": "make", "sang": "sing", "sung": "sing", "drew": "draw", "drawn": "draw",
+              "led": "lead", "built": "build", "taught": "teach", "won": "win", "fought": "fight"}
+_ROLE_WORDS = re.compile(r"\bthe\s+([a-z-]+)\s+of\b|'s\s+([a-z-]+)|\bwho(?:m)?ever\s+([a-z-]+)"
+                         r"|\bthe\s+(?:person|people|one|ones|man|woman)\s+(?:who|that)\s+([a-z-]+)"
+                         r"|\bshared?s?\s+(?:a|an|the|their|its)\s+([a-z-]+)|\bthe\s+same\s+([a-z-]+)", re.I)
+
+
+def role_words(question: str) -> list[str]:
+    """The words naming a role of the entity the question names, or the one the others
+    share: "director" in "the director of X", "X's director", "share a director with X"
+    and "the same director as X", "directed" in "whoever directed X"."""
+    return [w.lower() for m in _ROLE_WORDS.finditer(question) for w in m.groups() if w]
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Two forms of one word, by a shared start ("directed", "director"; "writer",
+    "written"; "starred", "star"), irregular past forms first made regular."""
+    a, b = _IRREGULAR.get(a, a), _IRREGULAR.get(b, b)
+    shared = len(os.path.commonprefix([a, b]))
+    return shared >= 4 and shared >= 0.6 * min(len(a), len(b))
+
+
+def _names_role(label: str, roles: Sequence[str]) -> bool:
+    return any(_same_stem(word, role) for word in normalise_label(label).split() for role in roles)
 
 
 # "name the other films by whoever directed X", "what else did X's director direct": the

@@ -229,6 +229,14 @@ def written_names(index, question: str) -> list[str]:
     return bracketed_names(question) + list(dict.fromkeys(outside))
 
 
+def outermost_names(index, question: str) -> list[str]:
+    """The names linked in ``question`` that no longer linked name holds ("I Am the Law",
+    not "the Law" inside it), as written."""
+    spans = [c.span for c in question_entities(index, question, k=20) if c.span]
+    outer = [s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
+    return list(dict.fromkeys(question[a:b] for a, b in outer))
+
+
 # A word that starts with a capital (letters, digits, inner apostrophes, dots, hyphens)
 _CAPITAL_WORD = re.compile(r"[A-Z][\w'’.&-]*")
 # Punctuation around a word that is not part of it ("[Bride", "Linklater?")

@@ -49,7 +49,8 @@ from ...steps._mediators import through_a_shared_mediator
 from ...steps._path_grounding import ChainDraft, PathGrounder, asks_for_the_sharers
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
 from ...steps._result import Answer
-from ...steps._retrieval import exact_entities, literal_names, written_in_lower_case, written_names
+from ...steps._retrieval import (bracketed_spans, exact_entities, literal_names, outermost_names,
+                                written_in_lower_case, written_names)
 from ...steps._retry import generate_checked, parse_or_retry
 from .._base import MethodRun, QAContext, QAMethod
 from ._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
@@ -107,6 +108,13 @@ class PGMRMethod(QAMethod):
         if named is not query:
             run.record("names", kept=named.entities(), written=query.entities())
             query = named
+        elif not bracketed_spans(question):
+            # no brackets: a name the model cut out of a longer one the question writes ("[ENT:
+            # The Law]" of "I Am the Law") is that longer name, not a second entity
+            merged = query.merged_into(outermost_names(index, question))
+            if merged is not query:
+                run.record("names", merged=merged.entities(), written=query.entities())
+                query = merged
         literal = literal_names(self.store, [n for n in query.entities() if not exact_entities(index, n, 1)])
         if literal:
             # a name the store holds as a value, not an entity ("[ENT: Indiana Jones]", a

@@ -112,6 +112,24 @@ class PlaceholderQuery:
         return PlaceholderQuery(self.projection, list(dict.fromkeys(patterns)), self.filter, self.tail,
                                 self.filter_entities, self.source)
 
+    def merged_into(self, names: Sequence[str]) -> "PlaceholderQuery":
+        """The query with each entity placeholder that is part of exactly one longer name of
+        ``names`` written as that name ("[ENT: The Law]" in a question about the film "I Am
+        the Law"); every other placeholder is kept as it is."""
+        keys = {_key(n): n for n in names if _key(n).strip()}
+
+        def merge(node: Node) -> Node:
+            key = _key(node.text)
+            if not node.entity or not key.strip() or key in keys:
+                return node
+            holding = [n for k, n in keys.items() if key in k]
+            return Node(holding[0], True) if len(holding) == 1 else node
+
+        patterns = [Pattern(merge(p.subject), p.relation, merge(p.object)) for p in self.patterns]
+        if patterns == self.patterns:
+            return self
+        return replace(self, patterns=list(dict.fromkeys(patterns)))
+
     def reattached(self) -> list["PlaceholderQuery"]:
         """The query with one named entity's pattern moved off the answer variable onto
         another variable of the query, one query per move. A small model hangs a
