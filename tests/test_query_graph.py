@@ -532,7 +532,26 @@ def test_a_word_before_a_name_is_a_verb_not_a_modifier():
     crime = SimpleNamespace(text="crime", written_as_name=False)
     assert without_modifiers("In how many films did X play Leonard Chess?", [play]) == \
         "In how many films did X play Leonard Chess?"
-    assert without_modifiers("Which crime films did X direct?", [crime]) == "Which films did X direct?"
+    x = SimpleNamespace(text="X", written_as_name=True)
+    assert without_modifiers("Which crime films did X direct?", [crime, x]) == "Which films did X direct?"
+
+
+def test_a_name_in_lower_case_is_the_topic_not_a_modifier():
+    from types import SimpleNamespace
+
+    from qa.shapes import without_modifiers
+
+    def mention(text):
+        return SimpleNamespace(text=text, written_as_name=False)
+
+    # the only name: the topic, whatever word follows it
+    assert without_modifiers("where was sasha vujačić born", [mention("sasha vujačić")]) == \
+        "where was sasha vujačić born"
+    # several: the name of the most words (else the last) is the topic, the others modify
+    assert without_modifiers("which crime films did tom hanks direct", [mention("crime"), mention("tom hanks")]) == \
+        "which films did tom hanks direct"
+    assert without_modifiers("which comedy films did madonna direct", [mention("comedy"), mention("madonna")]) == \
+        "which films did madonna direct"
 
 
 def test_others_of_a_role_of_the_entity_are_a_round_trip():

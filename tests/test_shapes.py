@@ -116,6 +116,7 @@ def test_a_chain_query_is_counted_as_written():
     ("Name the other films by whoever directed [X].", True),
     ("Which other books did the person who wrote [X] write?", True),
     ("Name the other films of [X].", False),
+    ("what is the henry_vii_of_england 's wife 's other half ?", False),  # one spouse, not others
 ])
 def test_round_trip_questions_are_recognised(question, trip):
     assert asks_round_trip(question) is trip

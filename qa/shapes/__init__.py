@@ -168,6 +168,7 @@ def without_modifiers(text: str, mentions: list[Mention]) -> str:
     films has X acted in" → "what films has X acted in"): the chain is asked without them,
     and they constrain its answers after. Found by their words, so ``text`` may be the
     question reworded ("how many crime films …" asked as "which crime films …")."""
+    modifiers = []
     for m in mentions:
         if m.written_as_name:
             continue
@@ -176,6 +177,16 @@ def without_modifiers(text: str, mentions: list[Mention]) -> str:
         following = found.group(1).lower() if found else ""
         # the noun it modifies: not a function word, not a verb form ("bordering", "directed")
         if found and following not in _FUNCTION_WORDS and not following.endswith(("ing", "ed")):
+            modifiers.append(m)
+    if modifiers and len(modifiers) == len(mentions):
+        # a modifier constrains a chain that starts from another name: with none left, one of
+        # them is the topic's name written in lower case ("where was sasha vujačić born"),
+        # the one of the most words, else the last ("which comedy films did madonna direct")
+        topic = max(reversed(modifiers), key=lambda m: len(m.text.split()))
+        modifiers = [m for m in modifiers if m is not topic]
+    for m in modifiers:
+        found = re.search(rf"\b{re.escape(m.text)}\b", text, re.I)
+        if found:
             text = text[:found.start()] + text[found.end():]
     return " ".join(text.split())
 

@@ -319,7 +319,8 @@ _ROUND_TRIP = re.compile(r"\b(?:also|co-\w+|co\w*(?:star|direct|writ|author|foun
 # "which other films did the director of X make", "X's writer wrote what else", "the other
 # films by whoever directed X": the others of something reached from X (a role of X, written
 # "the R of X", "X's R", or a clause "whoever/the person who R-ed X") are a trip back
-_OTHERS = re.compile(r"\b(?:other|else)\b", re.I)
+# (others are several: "other films", "other people", not "the other half", a spouse)
+_OTHERS = re.compile(r"\bother\s+(?:[a-z-]+s|people|men|women|children|ones)\b|\belse\b", re.I)
 _ROLE_OF = re.compile(r"\bthe\s+[a-z-]+\s+of\b|'s\s+[a-z-]+"
                       r"|\bwho(?:m)?ever\s+[a-z-]+|\bthe\s+(?:person|people|one|ones|man|woman)\s+(?:who|that)\s+[a-z-]+",
                       re.I)
