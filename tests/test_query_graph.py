@@ -552,6 +552,12 @@ def test_a_name_in_lower_case_is_the_topic_not_a_modifier():
         "which films did tom hanks direct"
     assert without_modifiers("which comedy films did madonna direct", [mention("comedy"), mention("madonna")]) == \
         "which films did madonna direct"
+    # after a verb, a lower-case name is the topic, not a word of the asked phrase
+    assert without_modifiers("what kind of music does peter elkas make?", [mention("music"), mention("peter elkas")]) \
+        == "what kind of music does peter elkas make?"
+    assert without_modifiers("How many comedy movies did [X] direct?",
+                             [mention("comedy"), SimpleNamespace(text="X", written_as_name=True)]) == \
+        "How many movies did [X] direct?"
 
 
 def test_others_of_a_role_of_the_entity_are_a_round_trip():

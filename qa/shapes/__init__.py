@@ -175,8 +175,11 @@ def without_modifiers(text: str, mentions: list[Mention]) -> str:
         # the word after it in lower case: one before a name ("play Leonard Chess") is a verb
         found = re.search(rf"\b{re.escape(m.text)}\b(?=\s+((?-i:[a-z][a-z-]*)))", text, re.I)
         following = found.group(1).lower() if found else ""
-        # the noun it modifies: not a function word, not a verb form ("bordering", "directed")
-        if found and following not in _FUNCTION_WORDS and not following.endswith(("ing", "ed")):
+        # the noun it modifies: not a function word, not a verb form ("bordering", "directed"),
+        # inside the phrase that says what is asked for ("which crime films", "how many comedy
+        # movies"); after a verb it is the topic ("which movie did george barnes work on")
+        if found and following not in _FUNCTION_WORDS and not following.endswith(("ing", "ed")) \
+                and _in_asked_phrase(text, found.start()):
             modifiers.append(m)
     if modifiers and len(modifiers) == len(mentions):
         # a modifier constrains a chain that starts from another name: with none left, one of
@@ -189,6 +192,23 @@ def without_modifiers(text: str, mentions: list[Mention]) -> str:
         if found:
             text = text[:found.start()] + text[found.end():]
     return " ".join(text.split())
+
+
+# words that open the phrase naming what is asked for, and words it may hold before a modifier
+_ASKING = frozenset("which what how name list give tell show find".split())
+_ASKED_PHRASE = _ASKING | frozenset("many much me us the a an all some any of other is are was were".split())
+
+
+def _in_asked_phrase(text: str, at: int) -> bool:
+    """Whether the words before ``at``, back to the last wh-word or request, are all of
+    the asked phrase ("which", "how many", "name the", "what is the")."""
+    words = re.findall(r"[\w'-]+", text[:at].lower())
+    for word in reversed(words):
+        if word in _ASKING:
+            return True
+        if word not in _ASKED_PHRASE:
+            return False
+    return False
 
 
 _FUNCTION_WORDS = frozenset("""a an the of in on at by for to with from and or but is are was were be been has have
