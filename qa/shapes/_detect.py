@@ -44,6 +44,8 @@ _COUNT = re.compile(r"\bhow many\b|\b(?:the|what) (?:total )?number of\b|\b[Cc]o
 # of Count of Evreux"): the verb that asks for a count is "count the …", "count all …"
 _COUNT_TITLE = re.compile(r"(?<=[A-Za-z,] )Count of\b|^\W*Count of\b")
 
+_BEFORE_VERBS = ("predate", "predates", "predated", "antedate", "antedates", "antedated")
+_AFTER_VERBS = ("postdate", "postdates", "postdated")
 # word: (direction over numbers, direction over dates)
 _UP, _DOWN = ("max", "max"), ("min", "min")
 _OLDER, _YOUNGER = ("max", "min"), ("min", "max")
@@ -54,12 +56,10 @@ COMPARATIVES = {
                      "poorer", "slower", "colder", "sooner", "before"], _DOWN),
     "older": _OLDER, "elder": _OLDER, "younger": _YOUNGER, "after": _UP,
     # verbs of time: "does X predate Y" asks whether X came before Y
-    **dict.fromkeys(["predate", "predates", "predated", "antedate", "antedates", "antedated"], _DOWN),
-    **dict.fromkeys(["postdate", "postdates", "postdated"], _UP),
+    **dict.fromkeys(_BEFORE_VERBS, _DOWN), **dict.fromkeys(_AFTER_VERBS, _UP),
 }
 # comparatives that compare only in a yes/no question ("was X born before Y"); elsewhere a chain's words
-_YES_NO_COMPARATIVES = {"before", "after", "predate", "predates", "predated", "antedate", "antedates", "antedated",
-                        "postdate", "postdates", "postdated"}
+_YES_NO_COMPARATIVES = {"before", "after", *_BEFORE_VERBS, *_AFTER_VERBS}
 SUPERLATIVES = {
     **dict.fromkeys(["largest", "biggest", "highest", "tallest", "longest", "greatest", "heaviest", "deepest",
                      "widest", "most", "latest", "newest", "richest", "fastest", "hottest", "busiest",
@@ -71,8 +71,7 @@ SUPERLATIVES = {
 # words that order by time: the value compared is a date (or a year)
 TEMPORAL = {"recent", "earlier", "later", "older", "newer", "younger", "first", "last", "before", "after",
             "earliest", "latest", "oldest", "newest", "youngest", "elder", "eldest", "sooner",
-            "predate", "predates", "predated", "antedate", "antedates", "antedated", "postdate", "postdates",
-            "postdated"}
+            *_BEFORE_VERBS, *_AFTER_VERBS}
 # "more recent(ly)" and "most recent(ly)": later
 _RECENT = re.compile(r"\b(more|most) recent(ly)?\b", re.I)
 # words that end the phrase naming what is compared ("the larger population, India or Nepal")

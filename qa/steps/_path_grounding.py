@@ -321,9 +321,8 @@ _ROUND_TRIP = re.compile(r"\b(?:also|co-\w+|co\w*(?:star|direct|writ|author|foun
 # "the R of X", "X's R", or a clause "whoever/the person who R-ed X") are a trip back
 # (others are several: "other films", "other people", not "the other half", a spouse)
 _OTHERS = re.compile(r"\bother\s+(?:[a-z-]+s|people|men|women|children|ones)\b|\belse\b", re.I)
-_ROLE_OF = re.compile(r"\bthe\s+[a-z-]+\s+of\b|'s\s+[a-z-]+"
-                      r"|\bwho(?:m)?ever\s+[a-z-]+|\bthe\s+(?:person|people|one|ones|man|woman)\s+(?:who|that)\s+[a-z-]+",
-                      re.I)
+_ROLE_OF = re.compile(r"\bthe\s+([a-z-]+)\s+of\b|'s\s+([a-z-]+)|\bwho(?:m)?ever\s+([a-z-]+)"
+                      r"|\bthe\s+(?:person|people|one|ones|man|woman)\s+(?:who|that)\s+([a-z-]+)", re.I)
 
 
 def asks_round_trip(question: str) -> bool:
@@ -334,9 +333,9 @@ def asks_round_trip(question: str) -> bool:
 # irregular forms whose stem is not their start ("wrote" is a form of "write")
 _IRREGULAR = {"wrote": "write", "made": "make", "sang": "sing", "sung": "sing", "drew": "draw", "drawn": "draw",
               "led": "lead", "built": "build", "taught": "teach", "won": "win", "fought": "fight"}
-_ROLE_WORDS = re.compile(r"\bthe\s+([a-z-]+)\s+of\b|'s\s+([a-z-]+)|\bwho(?:m)?ever\s+([a-z-]+)"
-                         r"|\bthe\s+(?:person|people|one|ones|man|woman)\s+(?:who|that)\s+([a-z-]+)"
-                         r"|\bshared?s?\s+(?:a|an|the|their|its)\s+([a-z-]+)|\bthe\s+same\s+([a-z-]+)", re.I)
+# a role of the named entity (:data:`_ROLE_OF`), or the one the others share with it
+_ROLE_WORDS = re.compile(_ROLE_OF.pattern + r"|\bshared?s?\s+(?:a|an|the|their|its)\s+([a-z-]+)"
+                         r"|\bthe\s+same\s+([a-z-]+)", re.I)
 
 
 def role_words(question: str) -> list[str]:
