@@ -2,7 +2,7 @@
 performance node (a Freebase CVT, a blank node) and on it the actor and the character,
 which is a string value, not an entity (issue 41, section 1, mediators).
 
-    python bench/mediator_sets.py STORE OUT_DIR [--n 40] [--seed 0]
+    python bench/mediator_sets.py STORE OUT_DIR [--n 40] [--seed 0] [--tuning]
 
 For a store of ``../shared/data/kg/freebase_movies_30k/`` (``kgstore ingest STORE freebase
 30kmoviedata.nq.gz``). Writes ``OUT_DIR/<split>/<variant>/<shape>.jsonl`` as
@@ -50,6 +50,16 @@ WORDINGS = {
                        "In how many pictures was {a} cast as {c}?", "How many films have {a} as {c}?",
                        "What number of films did {a} play {c} in?"],
 }
+# More wordings, for tuning only (``--tuning``): written after the first measurement of the
+# dev-test half, asked of films and actors neither half uses, all written as dev-train.
+TUNING_WORDINGS = {
+    "who_played": ["Which actor was {c} in {f}?", "Who portrayed {c} in {f}?", "Who took the role of {c} in {f}?",
+                   "Who is the actor behind {c} in {f}?"],
+    "which_character": ["Which role did {a} play in {f}?", "Who was {a} in {f}?",
+                        "As which character did {a} appear in {f}?", "What character does {a} portray in {f}?"],
+    "how_many_films": ["How many films did {a} appear in as {c}?", "{a} portrayed {c} in how many movies?",
+                       "In how many movies did {a} take the role of {c}?", "Count the movies where {a} plays {c}."],
+}
 QUERY = f"""SELECT ?f ?fn ?a ?an ?c WHERE {{
   ?f <{FB}film.film.starring> ?p . ?p <{FB}film.performance.character> ?c . ?p <{FB}film.performance.actor> ?a .
   ?f <{FB}type.object.name> ?fn . ?a <{FB}type.object.name> ?an
@@ -63,6 +73,8 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--n", type=int, default=40, help="questions per shape and split")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tuning", action="store_true",
+                        help="write TUNING_WORDINGS, of films and actors neither dev half uses, as dev-train")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with Store.open(args.store, read_only=True) as store:
@@ -92,9 +104,10 @@ def main() -> None:
     for shape, pool in pools.items():
         pool = sorted(pool, key=lambda x: json.dumps(x, sort_keys=True))
         rng.shuffle(pool)
-        for split, parity in (("dev-train", 0), ("dev-test", 1)):
-            wordings = [i for i in range(len(WORDINGS[shape])) if i % 2 == parity]
-            chosen = pool[parity::2][:args.n]
+        for split, parity in (("dev-train", 0),) if args.tuning else (("dev-train", 0), ("dev-test", 1)):
+            table = TUNING_WORDINGS if args.tuning else WORDINGS
+            wordings = [i for i in range(len(table[shape])) if args.tuning or i % 2 == parity]
+            chosen = pool[2 * args.n:][:args.n] if args.tuning else pool[parity::2][:args.n]
             for variant in ("brackets", "plain"):
                 folder = args.out / split / variant
                 folder.mkdir(parents=True, exist_ok=True)
@@ -106,14 +119,14 @@ def main() -> None:
                             filled["f"] = f"[{filled['f']}]"
                         elif variant == "brackets":
                             filled["a"] = f"[{filled['a']}]"
-                        question = WORDINGS[shape][w].format(**filled)
+                        question = table[shape][w].format(**filled)
                         out.write(json.dumps({"question": question, "answers": gold,
                                               "type": "count" if shape == "how_many_films" else "chain",
                                               "id": f"{shape}-{split}-{k}", "wording": w}, ensure_ascii=False) + "\n")
             counts[(shape, split)] = len(chosen)
     print("shape            dev-train  dev-test")
     for shape in pools:
-        print(f"{shape:16} {counts[(shape, 'dev-train')]:9} {counts[(shape, 'dev-test')]:9}")
+        print(f"{shape:16} {counts[(shape, 'dev-train')]:9} {counts.get((shape, 'dev-test'), 0):9}")
 
 
 if __name__ == "__main__":

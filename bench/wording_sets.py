@@ -1,7 +1,7 @@
 """Write dev sets of question shapes, each asked in many wordings, from the MetaQA KB's own
 facts, so every gold answer is correct by construction.
 
-    python bench/wording_sets.py OUT_DIR [--kb FILE] [--n 40] [--seed 0]
+    python bench/wording_sets.py OUT_DIR [--kb FILE] [--n 40] [--seed 0] [--tuning]
 
 reads the MetaQA KB (``subject|relation|object`` lines; default
 ``../shared/data/qa/metaqa/kb_partial.txt`` beside the repository, read at run time and never
@@ -229,6 +229,49 @@ WORDINGS: dict[str, list[tuple[str, str]]] = {
                          "[{f}] came out in what year?", "Tell me the release year of [{f}].", "When did [{f}] hit theaters?",
                          "Which year is [{f}] from?", "What's the release year for [{f}]?"],
     }),
+}
+
+# More wordings, for tuning only (``--tuning``): every one of them goes to ``dev-train``, and
+# none of them is a dev-test wording. Written after the first measurement of the dev-test
+# half, in the ways QALD-10's yes/no questions are put ("Was X a chemist?", "Did X ever win
+# …?"), so that tuning meets wordings it was not written from.
+TUNING_WORDINGS: dict[str, list[tuple[str, str]]] = {
+    "boolean": [
+        ("directed_by", "Was [{p}] the director of {f}?"), ("directed_by", "Has [{p}] ever directed {f}?"),
+        ("directed_by", "Did [{f}] have {p} as its director?"), ("directed_by", "Was it [{p}] who directed {f}?"),
+        ("has_genre", "Is [{f}] considered {g_a}?"), ("has_genre", "Can [{f}] be called {g_a}?"),
+        ("has_genre", "Would [{f}] be classified as {g_a}?"),
+        ("starred_actors", "Is [{p}] in {f}?"), ("starred_actors", "Has [{p}] appeared in {f}?"),
+        ("starred_actors", "Did [{p}] star in {f}?"), ("starred_actors", "Was [{p}] among the cast of {f}?"),
+        ("starred_actors", "Does [{f}] have {p} in it?"),
+        ("release_year", "Was [{f}] a {y} release?"), ("release_year", "Did [{f}] premiere in {y}?"),
+        ("release_year", "Is [{f}] from {y}?"), ("release_year", "Did [{f}] hit theaters in {y}?"),
+    ],
+    "comparison": [
+        ("earlier", "Which was released earlier, [{a}] or {b}?"), ("earlier", "Was [{a}] or {b} made first?"),
+        ("earlier", "Which of [{a}] and {b} came out first?"), ("later", "Which one is more recent: [{a}] or {b}?"),
+        ("later", "Which was released later, [{a}] or {b}?"), ("after_yn", "Was [{a}] made after {b}?"),
+        ("after_yn", "Did [{a}] come out later than {b}?"), ("before_yn", "Did [{a}] come before {b}?"),
+        ("before_yn", "Was [{a}] released earlier than {b}?"),
+    ],
+    "value_constraint": [
+        ("directed_by:before", "Which movies did [{p}] direct prior to {y}?"),
+        ("written_by:after", "What has [{p}] written after {y}?"),
+        ("starred_actors:in", "Which films with [{p}] are from {y}?"),
+        ("directed_by:since", "Which films did [{p}] direct from {y} onwards?"),
+        ("starred_actors:between", "Which [{p}] movies came out from {y1} through {y2}?"),
+        ("directed_by:decade", "What did [{p}] direct in the {d}?"),
+    ],
+    "round_trip": [
+        ("directed_by", "Which movies were directed by the person who directed [{f}]?"),
+        ("directed_by", "What are the other films of [{f}]'s director?"),
+        ("directed_by", "Find films by the same director as [{f}]."),
+        ("directed_by", "What films come from the director of [{f}]?"),
+        ("written_by", "What else did the screenwriter of [{f}] write?"),
+        ("written_by", "Which films were written by the person who wrote [{f}]?"),
+        ("written_by", "Name other screenplays by [{f}]'s writer."),
+        ("written_by", "Which movies share a writer with [{f}]?"),
+    ],
 }
 YES_NO_KINDS = {("comparison", "after_yn"), ("comparison", "before_yn")}
 
@@ -525,17 +568,18 @@ def render(text: str, values: dict) -> tuple[str, str]:
     return q, text.replace("[", "").replace("]", "").format(**values)
 
 
-def build(kb: KB, n: int, seed: int) -> dict[str, dict[str, list[dict]]]:
-    """shape → split → items (each with both variants' questions)."""
+def build(kb: KB, n: int, seed: int, *, tuning: bool = False) -> dict[str, dict[str, list[dict]]]:
+    """shape → split → items (each with both variants' questions); with ``tuning``, the
+    :data:`TUNING_WORDINGS`, all of them in ``dev-train``."""
     check_wordings()
     sets = Sets(kb)
     out = {}
-    for shape, wordings in WORDINGS.items():
-        rng = random.Random(f"{seed}:{shape}")
+    for shape, wordings in (TUNING_WORDINGS if tuning else WORDINGS).items():
+        rng = random.Random(f"{seed}:{shape}" + (":tuning" if tuning else ""))
         make = getattr(sets, shape)
         used, number, out[shape] = set(), 0, {}
-        for parity, split in enumerate(SPLITS):
-            mine = [(i, kind, text) for i, (kind, text) in enumerate(wordings) if i % 2 == parity]
+        for parity, split in enumerate(SPLITS[:1] if tuning else SPLITS):
+            mine = [(i, kind, text) for i, (kind, text) in enumerate(wordings) if tuning or i % 2 == parity]
             uses, items = Counter(), []
             for k in range(n):
                 if shape in ("boolean", "comparison_constant"):  # half yes, half no, each wording both
@@ -583,16 +627,19 @@ def main() -> None:
     ap.add_argument("--kb", default=str(DEFAULT_KB), help=f"the MetaQA KB file (default: {DEFAULT_KB})")
     ap.add_argument("--n", type=int, default=40, help="questions per shape per split (default 40)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    ap.add_argument("--tuning", action="store_true",
+                    help="write the further wordings kept for tuning (TUNING_WORDINGS), all as dev-train")
     args = ap.parse_args()
     kb_path = Path(args.kb)
     if not kb_path.is_file():
         ap.error(f"no KB file at {kb_path} (give one with --kb)")
-    sets = build(KB(kb_path), args.n, args.seed)
+    sets = build(KB(kb_path), args.n, args.seed, tuning=args.tuning)
     out_dir = Path(args.out_dir)
     write(sets, out_dir)
     print(f"{'shape':<22}{'wordings':>9}{'dev-train':>11}{'dev-test':>10}")
     for shape, splits in sets.items():
-        print(f"{shape:<22}{len(WORDINGS[shape]):>9}" + "".join(f"{len(splits[s]):>{w}}" for s, w in zip(SPLITS, (11, 10))))
+        wordings = (TUNING_WORDINGS if args.tuning else WORDINGS)[shape]
+        print(f"{shape:<22}{len(wordings):>9}" + "".join(f"{len(splits.get(s, [])):>{w}}" for s, w in zip(SPLITS, (11, 10))))
     total = sum(len(items) for splits in sets.values() for items in splits.values())
     print(f"{total} questions per variant ({', '.join(VARIANTS)}) → {out_dir}/<split>/<variant>/<shape>.jsonl")
 

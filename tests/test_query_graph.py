@@ -33,6 +33,10 @@ from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
     ("Does [Big] predate 2005?", "<", 2005, None, True, None),
     ("Is [Big] more recent than 1970?", ">", 1970, None, True, None),
     ("Did Douglas Adams die before 2000, right?", "<", 2000, None, True, None),
+    ("Give me Ann Lee's films from 1990 to 1995.", "between", 1990, 1995, True, None),
+    ("Which films did Ann Lee make from 2001 onwards?", ">=", 2001, None, True, None),
+    ("Is [Big] from 1950?", "=", 1950, None, True, None),  # the year itself, not a bound
+    ("Was [Big] a 2009 release?", "=", 2009, None, True, None),
 ])
 def test_value_constraints_are_read_with_their_operator_and_kind(question, op, low, high, year, unit):
     [c] = read_value_constraints(question)
@@ -43,6 +47,7 @@ def test_value_constraints_are_read_with_their_operator_and_kind(question, op, l
 def test_a_count_of_things_and_a_title_s_digits_are_no_value_constraint():
     assert read_value_constraints("Which actors appeared in more than 3 films?") == []
     assert read_value_constraints("Who directed [The Class of 1984]?") == []  # a bracketed name is a name
+    assert read_value_constraints("Who won the 2014 World Cup?") == []  # "the" year names one thing
     # names found by linking are blanked by the caller first
     assert [c.words for c in read_value_constraints("Who directed [                  ] in 1999?")] == ["in 1999"]
 
@@ -67,6 +72,15 @@ def test_the_answer_form_is_read_from_the_question_and_checked():
 
 
 # -- names, with or without brackets ---------------------------------------------------------
+@pytest.mark.parametrize("question, names", [
+    ("Who played Clown #3 in [Dumbo]?", ["Clown #3"]),
+    ("Did Tom Hanks star in Apollo 13?", ["Tom Hanks", "Apollo 13"]),
+    ("Was Douglas Adams born after 1950?", ["Douglas Adams"]),  # a year is no part of a name
+])
+def test_a_number_ends_a_name_run(question, names):
+    assert [question[a:b] for a, b in capitalised_runs(question)] == names
+
+
 def test_a_name_run_holds_lower_case_joining_words():
     question = "Who directed Children of Men?"
     assert [question[a:b].rstrip("?") for a, b in capitalised_runs(question)] == ["Children of Men"]
@@ -407,6 +421,16 @@ def test_a_count_through_mediators(performances):
     assert answer.answers == ["2"]
 
 
+def test_a_count_whose_chain_ends_on_the_named_character_counts_the_films_holding_it(performances):
+    # the chain ends on the actor's characters and the constraint keeps the one the
+    # question names: the films are one hop back from the performances that hold it
+    query = (f"SELECT DISTINCT ?c WHERE {{\n  ?m <{FB}film.performance.actor> <{FB}en.harrison_ford> .\n"
+             f"  ?m <{FB}film.performance.character> ?c .\n}}")
+    answer, run = mediated(performances, "In how many films did Harrison Ford play Indiana Jones?", query, "c")
+    assert answer.answers == ["2"]
+    assert run.trace["mediators"]["backward"] is True
+
+
 def test_a_superlative_over_a_value_is_not_pulled_to_a_noun_before_it(demo):
     query = (f"SELECT DISTINCT ?c WHERE {{\n  ?c <{WDT}P30> <{WD}Q48> .\n  ?c <{WDT}P31> <{WD}Q6256> .\n}}")
     answer, run, _ = shaped(demo, "Which Asian country has the largest population?", query)
@@ -569,3 +593,47 @@ def test_others_of_a_role_of_the_entity_are_a_round_trip():
     # "other" without a role of the entity, or a role without "other": no trip back
     assert not asks_round_trip("What other names does Madonna have?")
     assert not asks_round_trip("Who is the author of Emma?")
+
+
+def test_a_bracketed_name_is_its_mention_not_a_value_to_match(performances):
+    # the store holds every name as a value too ("Harrison Ford" on its entity): a name in
+    # brackets that a mention covers is that entity, and only the character is a value
+    from qa.shapes import literal_constraints, question_mentions
+
+    store, index = performances
+    question = "In how many films did [Harrison Ford] play Indiana Jones?"
+    found = literal_constraints(store, question, question_mentions(index, question))
+    assert [c.words for c in found] == ["Indiana Jones"]
+
+
+def test_pgmr_reads_a_name_cut_out_of_a_value_as_that_value(performances):
+    # the model writes "[ENT: Indiana]" of the character "Indiana Jones", which the store
+    # holds as a value: the chain runs from the actor, and the value constrains its films
+    draft = ("SELECT DISTINCT ?answer WHERE { [ENT: Harrison Ford] [REL: performance actor] ?m . "
+             "?answer [REL: film starring] ?m . [ENT: Indiana] [REL: performance character] ?m }")
+    result = pgmr_answer(performances, draft, "Which films did [Harrison Ford] play Indiana Jones in?")
+    assert sorted(result.answers) == ["Raiders of the Lost Ark", "Temple of Doom"]
+    assert result.trace["names"]["merged_into_value"] == ["Harrison Ford", "Indiana Jones"]
+
+
+def test_pgmr_answers_from_the_node_a_drafted_value_and_a_named_film_share(performances):
+    # the draft names only the character, a value: the film the question names and that
+    # value meet on one performance, and the actor it holds is the answer
+    draft = "SELECT DISTINCT ?actor WHERE { [ENT: Marion Ravenwood] [REL: performance actor] ?actor }"
+    result = pgmr_answer(performances, draft, "Name the actor who portrayed Marion Ravenwood in Raiders of the Lost Ark.")
+    assert result.answers == ["Karen Allen"]
+    assert result.trace["shared_mediator"]["joined"] == [f"{FB}en.raiders", '"Marion Ravenwood"']
+
+
+@pytest.mark.parametrize("question, word, verb", [
+    ("Count the films in which [Cameron Diaz] played the role of Fiona.", "played", True),
+    ("who starred in Alien", "starred", True),
+    ("which animated films did Pixar make", "animated", False),
+    ("Is [Up] an animated film?", "animated", False),
+    ("How fast is the speed of light", "speed", False),
+])
+def test_a_past_form_not_after_a_determiner_is_a_verb_not_a_name(question, word, verb):
+    from qa.shapes._mentions import reads_as_verb
+
+    at = question.index(word)
+    assert reads_as_verb(question, (at, at + len(word))) is verb

@@ -51,6 +51,9 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
     ("Does [Big] predate Splash?", "comparison", "predate", None, True),
     ("[Big] came out after Splash, didn't it?", "comparison", "after", None, True),
     ("Which films did [Ann Lee] direct after 1990?", "chain", None, "", False),
+    # two options joined by "or" ask to choose, whatever the question opens with
+    ("Was [Big] or Splash made first?", "comparison", "first", None, False),
+    ("Is India larger than Nepal or not?", "comparison", "larger", "india", True),
 ])
 def test_the_shape_is_read_from_the_question(question, kind, cue, phrase, yes_no):
     shape = detect_shape(question)
@@ -355,6 +358,10 @@ def test_a_draft_s_part_of_a_longer_name_is_that_name_and_other_names_stay():
     assert len(merged.patterns) == 2  # the two patterns that became one are one
     # a name no longer one holds is kept as written (merging never drops a name)
     assert query.merged_into(["Big"]) is query
+    # the same words, punctuated otherwise by the model, are written as the question writes them
+    quoted = parse_placeholder_query("SELECT DISTINCT ?answer WHERE { [ENT: Anne Nagel] [REL: actor] ?m . "
+                                     "?m [REL: character] [ENT: Leonore Casey Case] }")
+    assert quoted.merged_into(['Leonore "Casey" Case']).entities() == ["Anne Nagel", 'Leonore "Casey" Case']
 
 
 def test_the_role_a_round_trip_shares_is_read_from_the_question_and_matched_to_labels():

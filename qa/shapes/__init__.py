@@ -21,7 +21,7 @@ from ..steps._mediators import beside_the_constraint, walk_through_mediators
 from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
                                   read_value_constraints, without_constraints)
 from ..steps._result import Answer, Refusal
-from ..steps._retrieval import (AROUND_WORD, bracketed_spans, capitalised_runs, literal_names, store_labels,
+from ..steps._retrieval import (bracketed_spans, store_labels, written_literals,
                                within_brackets, written_as_name)
 from ._boolean import answer_boolean, yes_no_answer
 from ._count import count_answer, counted_query, is_one_number
@@ -137,12 +137,8 @@ def literal_constraints(store, question: str, mentions: list[Mention]) -> list[E
     through the node that holds it."""
     # a run one mention covers whole is that entity; one a mention covers only in part
     # ("Leonard Chess" around the entity Chess) may be a value the store holds whole
-    covered = [m.span for m in mentions]
-    runs = [(a, b) for a, b in capitalised_runs(question)
-            if not any(start <= a and b <= end for start, end in covered)]
-    names = {question[a:b].strip(AROUND_WORD): (a, b) for a, b in runs}
-    return [EntityConstraint("", name, name, names[name], True, literal=term)
-            for name, term in literal_names(store, list(names)).items()]
+    return [EntityConstraint("", name, name, span, True, literal=term)
+            for name, (span, term) in written_literals(store, question, [m.span for m in mentions]).items()]
 
 
 def _bare_number(mention: Mention) -> bool:

@@ -225,7 +225,10 @@ def _ordering(tokens: tuple[str, ...], words: tuple[str, ...], form: str, cue: s
         _options_first(tokens) or _options_after(tokens, at)
     if form == "superlative" and not named_options:
         return QuestionShape("superlative", cue, directions, phrase, False, words)
-    return QuestionShape("comparison", cue, directions, phrase, yes_no, words)
+    # "was X or Y made first", "is X or Y older": a choice between the two, not yes or no
+    # (but "is X older than Y or not" is)
+    choice = any(w == "or" and (i + 1 == len(tokens) or tokens[i + 1] != "not") for i, w in enumerate(tokens))
+    return QuestionShape("comparison", cue, directions, phrase, yes_no and not choice, words)
 
 
 def _index_of(words: tuple[str, ...], word: str) -> int | None:

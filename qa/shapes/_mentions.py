@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..steps._retrieval import bracketed_spans, respects_brackets
+from ._word_forms import IRREGULAR_PAST
 
 # Linking scores a name written with content words (not only stopwords or relation words)
 # at 0.35 and up; weaker spans are words such as "country" that also name a relation.
@@ -56,6 +57,24 @@ def shape_words_only(text: str) -> bool:
         w in COMPARATIVES or w in SUPERLATIVES or w in ("the", "a", "an", "than", "recent", "recently") for w in words)
 
 
+# words after which a participle modifies a noun ("which animated films", "an acclaimed
+# drama"), not a verb of the sentence
+_BEFORE_AN_ADJECTIVE = frozenset("""a an the which what this that these those some any its his her their all
+many few more most very other""".split())
+
+
+def reads_as_verb(question: str, span: tuple[int, int]) -> bool:
+    """The word at ``span``, in lower case, is a verb of the question ("did [X] play the
+    role", "[X] played Y"), not a name: a past form not after a determiner.
+    A store may hold a title so named (a film *Played*), which the question does not mean."""
+    word = question[span[0]:span[1]]
+    past = len(word) >= 5 and word.endswith("ed") and not word.endswith(("eed", "dred"))  # not "speed", "hundred"
+    if word != word.lower() or not word.isalpha() or not (past or word in IRREGULAR_PAST):
+        return False
+    before = re.findall(r"[\w'-]+", question[:span[0]].lower())
+    return not before or before[-1] not in _BEFORE_AN_ADJECTIVE
+
+
 def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
     """The entities ``question`` names, in question order, overlapping spans resolved to
     the stronger (longer, better-ranked) one, namesakes chosen by context."""
@@ -76,7 +95,7 @@ def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
     # bracket's edge is not
     marked = bracketed_spans(question)
     groups = {span: cs for span, cs in groups.items() if respects_brackets(span, marked)
-              and not shape_words_only(question[span[0]:span[1]])}
+              and not shape_words_only(question[span[0]:span[1]]) and not reads_as_verb(question, span)}
     mentions = []
     for span in sorted(groups):
         candidates = groups[span]
@@ -163,4 +182,4 @@ def without_mentions(question: str, mentions: Sequence[Mention]) -> str:
     return " ".join("".join(out).split())
 
 
-__all__ = ["Mention", "question_mentions", "plural_mentions", "other_forms", "choose_namesake", "without_mentions", "STRONG_MENTION"]
+__all__ = ["Mention", "question_mentions", "reads_as_verb", "plural_mentions", "other_forms", "choose_namesake", "without_mentions", "STRONG_MENTION"]

@@ -37,26 +37,33 @@ def walk_through_mediators(store, index, chain: Answer, question: str, run, *, t
     if read is None:
         return chain
     var, body = read
-    try:
-        rows = run_sparql(store, f"SELECT ?r (COUNT(*) AS ?n) WHERE {{\n  {body}\n  {var} ?r ?next .\n}} GROUP BY ?r",
-                          timeout_s=timeout_s, max_rows=MAX_RELATIONS).rows
-    except (QueryError, UnsafeQueryError):
-        return chain
     walked = set(iris_in(body))
-    relations = [r["r"].value for r in rows if "r" in r and r["r"].value not in walked]
-    if not relations:
+    # the relations out of the nodes, and into them ("which films did X play Y in": the film
+    # holds the performance), but not those the query already walks
+    steps = []
+    for backward, hop in ((False, f"{var} ?r ?next"), (True, f"?next ?r {var}")):
+        try:
+            rows = run_sparql(store, f"SELECT ?r (COUNT(*) AS ?n) WHERE {{\n  {body}\n  {hop} .\n}} GROUP BY ?r",
+                              timeout_s=timeout_s, max_rows=MAX_RELATIONS).rows
+        except (QueryError, UnsafeQueryError):
+            continue
+        steps += [(r["r"].value, backward) for r in rows if "r" in r and r["r"].value not in walked]
+    if not steps:
         return chain
-    labels = store_labels(store, relations)
-    fits = similarities(index, question, [labels.get(r) or r for r in relations])
-    relation = relations[max(range(len(relations)), key=lambda i: fits[i])]
-    built = sb.BuiltQuery("?through", [[[sb.TriplePattern(var, f"<{relation}>", "?through")]]])
-    query = f"SELECT DISTINCT ?through WHERE {{\n  {body}\n  {var} <{relation}> ?through .\n}}"
+    labels = store_labels(store, [r for r, _ in steps])
+    fits = similarities(index, question, [labels.get(r) or r for r, _ in steps])
+    relation, backward = steps[max(range(len(steps)), key=lambda i: fits[i])]
+    hop = sb.TriplePattern("?through", f"<{relation}>", var) if backward else \
+        sb.TriplePattern(var, f"<{relation}>", "?through")
+    built = sb.BuiltQuery("?through", [[[hop]]])
+    query = f"SELECT DISTINCT ?through WHERE {{\n  {body}\n  {hop.text()}\n}}"
     try:
         found = run_sparql(store, query, timeout_s=timeout_s, max_rows=limit).rows
     except (QueryError, UnsafeQueryError):
         return chain
     terms = sb.answer_terms(store, built, found, limit=limit)
-    run.record("mediators", walked_from=var, relation=labels.get(relation) or relation, answers=len(terms))
+    run.record("mediators", walked_from=var, relation=labels.get(relation) or relation, answers=len(terms),
+               **({"backward": True} if backward else {}))
     if not terms:
         return chain
     out = rows_answer(question, chain.method, terms, chain.evidence)
@@ -70,7 +77,8 @@ def walk_through_mediators(store, index, chain: Answer, question: str, run, *, t
 def through_a_shared_mediator(store, index, question: str, named: Sequence[str], run, *, timeout_s: float = 5.0,
                               max_rows: int = 1000, nodes: int = 50):
     """(the built query, its rows) of the answer held by the mediators that join two
-    things the question names, or None.
+    things the question names (entity IRIs, or a value's SPARQL term: ``"Lenny Darwin"``),
+    or None.
 
     "Which character did X play in F?", "What was X's role in F?": X and F meet on a
     performance node, and the answer is what else that node holds. The store lists the
@@ -80,10 +88,10 @@ def through_a_shared_mediator(store, index, question: str, named: Sequence[str],
     reach the node runs, and its rows are the answer."""
     if len(named) < 2:
         return None
-    a, b = named[0], named[1]
+    a, b = (n if n.startswith('"') else f"<{n}>" for n in named[:2])
+    # a value is only ever an object: the node holds it
     joins = (f"SELECT ?m ?p1 ?d1 ?p2 ?d2 WHERE {{\n"
-             f"  {{ ?m ?p1 <{a}> BIND(0 AS ?d1) }} UNION {{ <{a}> ?p1 ?m BIND(1 AS ?d1) }}\n"
-             f"  {{ ?m ?p2 <{b}> BIND(0 AS ?d2) }} UNION {{ <{b}> ?p2 ?m BIND(1 AS ?d2) }}\n}}")
+             f"  {_either_way(a, '?p1', '?d1')}\n  {_either_way(b, '?p2', '?d2')}\n}}")
     try:
         rows = run_sparql(store, joins, timeout_s=timeout_s, max_rows=nodes * 4).rows
     except (QueryError, UnsafeQueryError):
@@ -97,12 +105,12 @@ def through_a_shared_mediator(store, index, question: str, named: Sequence[str],
     if not ways:
         return None
     p1, d1, p2, d2 = max(ways, key=ways.get)
-    reach = [sb.TriplePattern("?m", f"<{p1}>", f"<{a}>") if d1 == "0" else sb.TriplePattern(f"<{a}>", f"<{p1}>", "?m"),
-             sb.TriplePattern("?m", f"<{p2}>", f"<{b}>") if d2 == "0" else sb.TriplePattern(f"<{b}>", f"<{p2}>", "?m")]
+    reach = [sb.TriplePattern("?m", f"<{p1}>", a) if d1 == "0" else sb.TriplePattern(a, f"<{p1}>", "?m"),
+             sb.TriplePattern("?m", f"<{p2}>", b) if d2 == "0" else sb.TriplePattern(b, f"<{p2}>", "?m")]
     body = "\n  ".join(p.text() for p in reach)
     try:
         held = run_sparql(store, f"SELECT ?r (COUNT(*) AS ?n) WHERE {{\n  {body}\n  ?m ?r ?v .\n"
-                                 f"  FILTER(?v != <{a}> && ?v != <{b}>)\n}} GROUP BY ?r",
+                                 f"  FILTER(!sameTerm(?v, {a}) && !sameTerm(?v, {b}))\n}} GROUP BY ?r",
                           timeout_s=timeout_s, max_rows=MAX_RELATIONS).rows
     except (QueryError, UnsafeQueryError):
         return None
@@ -113,11 +121,18 @@ def through_a_shared_mediator(store, index, question: str, named: Sequence[str],
     fits = similarities(index, question, [labels.get(r) or r for r in relations])
     relation = relations[max(range(len(relations)), key=lambda i: fits[i])]
     built = sb.BuiltQuery("?answer", [[reach + [sb.TriplePattern("?m", f"<{relation}>", "?answer")]]],
-                          sb.exclude_filter("?answer", [a, b]))
+                          [f"FILTER(!sameTerm(?answer, {a}) && !sameTerm(?answer, {b}))"])
     found, error = sb.execute(store, built, timeout_s=timeout_s, max_rows=max_rows)
-    run.record("shared_mediator", joined=[a, b], nodes=sum(ways.values()), relation=labels.get(relation) or relation,
+    run.record("shared_mediator", joined=list(named[:2]), nodes=sum(ways.values()), relation=labels.get(relation) or relation,
                rows=len(found), **({"error": error} if error else {}))
     return (built, found) if found else None
+
+
+def _either_way(term: str, relation: str, direction: str) -> str:
+    """The pattern of a node ``?m`` joined to ``term`` by ``relation`` either way (``direction``
+    bound to 0 when ``?m`` is the subject); a value only as the object."""
+    held = f"{{ ?m {relation} {term} BIND(0 AS {direction}) }}"
+    return held if term.startswith('"') else f"{held} UNION {{ {term} {relation} ?m BIND(1 AS {direction}) }}"
 
 
 def beside_the_constraint(store, index, answer: Answer, grounded: Sequence, question: str, run, *,

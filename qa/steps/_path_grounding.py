@@ -134,7 +134,10 @@ class PathGrounder:
         if trip:
             # "the director of X also directed …": the answer is back where X is, so the
             # round trips compete even when the draft's words fit the way out better
-            trips = [i for i in sorted(range(len(paths)), key=lambda i: -scores[i]) if paths[i].round_trip]
+            # (those of the trip's length first: longer trips that go on from the others are
+            # many, and would crowd out the trip along the role the question names)
+            trips = [i for i in sorted(range(len(paths)), key=lambda i: (paths[i].hops != trip_hops, -scores[i]))
+                     if paths[i].round_trip]
             chosen += [i for i in trips[:self.options] if i not in chosen]
             # a trip one hop longer than the draft mostly goes on from the others to what
             # they share ("the director of X also directed …" answered with the director)

@@ -45,11 +45,18 @@ _UPPER_BOUNDS = {"before": "<", "earlier than": "<", "prior to": "<", "until": "
                  "antedated": "<"}
 _BOUND_WORDS = "|".join(sorted((re.escape(w) for w in {**_LOWER_BOUNDS, **_UPPER_BOUNDS}), key=len, reverse=True))
 _BETWEEN = re.compile(rf"\bbetween\s+(?:the\s+years\s+)?{_NUMBER}{_SCALE}\s+and\s+{_NUMBER}{_SCALE}{_UNIT}", re.I)
+_FROM_TO = re.compile(rf"\bfrom\s+(?:the\s+year\s+)?{_NUMBER}{_SCALE}\s+(?:to|through|thru|till|until|up to)\s+"
+                      rf"{_NUMBER}{_SCALE}{_UNIT}", re.I)
+# "from 2005 on": a lower bound; a bare "from 1950" dates the thing ("a comedy from 1950")
+_ONWARDS = re.compile(r"\s+(?:on|onwards?|forward|and later|or later)\b", re.I)
 _DECADE = re.compile(r"\b(?:in|during|from)\s+the\s+(\d{3})0'?s\b", re.I)
 _BOUND = re.compile(rf"\b({_BOUND_WORDS})\s+(?:the\s+year\s+|about\s+|around\s+|roughly\s+)?{_NUMBER}{_SCALE}{_UNIT}",
                     re.I)
 # "in 1985", "during 1999", "of 2004", "released 1999": a year alone
 _IN_YEAR = re.compile(r"\b(in|during|of|year|released|born|published|founded|made)\s+(1[0-9]{3}|20[0-9]{2})\b", re.I)
+# "a 2009 release", "a 1999 film": a year that classes the thing (indefinite: "the 2014 World
+# Cup" names one)
+_YEAR_BEFORE_NOUN = re.compile(r"\ban?\s+(1[0-9]{3}|20[0-9]{2})\s+(?=[a-z])")
 # "is X over 8,000 m tall", "more than 10 million people": a quantity, not a year
 _YEARLIKE = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
 # words after a bound that say it is not about the answer's value ("more than 3 films"):
@@ -210,7 +217,7 @@ def read_value_constraints(question: str) -> list[ValueConstraint]:
         taken.append(c.span)
         found.append(c)
 
-    for m in _BETWEEN.finditer(question):
+    for m in [*_BETWEEN.finditer(question), *_FROM_TO.finditer(question)]:
         low, high = _number(m.group(1), m.group(2)), _number(m.group(3), m.group(4))
         year = bool(_YEARLIKE.match(m.group(1)) and _YEARLIKE.match(m.group(3))) and not m.group(2)
         add(ValueConstraint("between", min(low, high), max(low, high), year, m.group(5), m.group(0), m.span()))
@@ -222,12 +229,21 @@ def read_value_constraints(question: str) -> list[ValueConstraint]:
         year = bool(_YEARLIKE.match(digits)) and not scale and not unit
         if word == "from" and not year:
             continue  # "from 3 countries": not a bound
+        if word == "from":
+            # "from 2005 on" is a lower bound; "is X from 1950", "a comedy from 1934" the year itself
+            onwards = _ONWARDS.match(question, m.end())
+            end = onwards.end() if onwards else m.end()
+            add(ValueConstraint(">=" if onwards else "=", _number(digits, None), None, True, None,
+                                question[m.start():end], (m.start(), end)))
+            continue
         if word in ("within", "up to") and year:
             continue
         if not year and not unit and not scale and _COUNTED_NOUN.match(question, m.end()):
             continue  # "more than 3 films": a count
         op = _LOWER_BOUNDS.get(word) or _UPPER_BOUNDS[word]
         add(ValueConstraint(op, _number(digits, scale), None, year, unit, m.group(0), m.span()))
+    for m in _YEAR_BEFORE_NOUN.finditer(question):
+        add(ValueConstraint("=", float(m.group(1)), None, True, None, m.group(1), m.span(1)))
     for m in _IN_YEAR.finditer(question):
         start = m.start(2) if m.group(1).lower() in ("released", "born", "published", "founded", "made") else m.start()
         add(ValueConstraint("=", float(m.group(2)), None, True, None, question[start:m.end()], (start, m.end())))

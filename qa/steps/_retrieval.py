@@ -252,6 +252,9 @@ when where which who whom whose why how are be can""".split())
 _JOINING_WORDS = frozenset("of the and de da del der di du la le van von y".split())
 
 
+_NUMBER_IN_NAME = re.compile(r"#?\d{1,3}")
+
+
 def capitalised_runs(question: str) -> list[tuple[int, int]]:
     """The (start, end) of each run of two or more capitalised words, such as a person's
     or a film's name ("Bride Linklater", "The Lord"), through the lower-case joining words
@@ -271,6 +274,10 @@ def capitalised_runs(question: str) -> list[tuple[int, int]]:
             continue
         if current and word in _JOINING_WORDS and question[start:end] == word:
             joining.append((start, end))
+            continue
+        if current and not joining and _NUMBER_IN_NAME.fullmatch(word):
+            # a number ends a name ("Clown #3", "Apollo 13")
+            runs, current = _close_run(runs, current + [(start, start + len(question[start:end].rstrip(AROUND_WORD)))]), []
             continue
         runs, current, joining = _close_run(runs, current), [], []
     return _close_run(runs, current)
@@ -303,6 +310,21 @@ def names_not_held(question: str, spans: Sequence[tuple[int, int]]) -> list[str]
                 out.append(question[start:end].strip(AROUND_WORD))
                 break
     return out
+
+
+def written_literals(store, question: str,
+                     covered: Sequence[tuple[int, int]] = ()) -> dict[str, tuple[tuple[int, int], str]]:
+    """The names ``question`` writes (:func:`capitalised_runs`, brackets stripped) that no
+    span of ``covered`` holds whole and the store holds as literal values ("Princess Fiona",
+    a character on a film performance), each with its span and SPARQL term."""
+    runs = {}
+    for a, b in capitalised_runs(question):
+        text = question[a:b]
+        start = a + len(text) - len(text.lstrip(AROUND_WORD))
+        end = b - (len(text) - len(text.rstrip(AROUND_WORD)))
+        if start < end and not any(s <= start and end <= e for s, e in covered):
+            runs[question[start:end]] = (start, end)
+    return {name: (runs[name], term) for name, term in literal_names(store, list(runs)).items()}
 
 
 def question_names_not_held(index, question: str) -> list[str]:

@@ -50,7 +50,7 @@ from ...steps._path_grounding import ChainDraft, PathGrounder, asks_for_the_shar
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
 from ...steps._result import Answer
 from ...steps._retrieval import (bracketed_spans, exact_entities, literal_names, outermost_names,
-                                written_in_lower_case, written_names)
+                                question_entities, written_in_lower_case, written_literals, written_names)
 from ...steps._retry import generate_checked, parse_or_retry
 from .._base import MethodRun, QAContext, QAMethod
 from ._placeholders import PlaceholderQuery, PlaceholderSyntaxError, parse_placeholder_query
@@ -104,6 +104,14 @@ class PGMRMethod(QAMethod):
         if query is None:
             return self.refuse(question, run, "no_query", "the model wrote no usable query for this question",
                                allow_parametric)
+        written = written_literals(self.store, question)
+        if written:
+            # a name the model cut out of one the store holds as a value ("[ENT: Fiona]" of
+            # "Princess Fiona", a character): that value, which the constraint step ties on
+            merged = query.merged_into([name.rstrip(".") for name in written])
+            if merged is not query:
+                run.record("names", merged_into_value=merged.entities(), written=query.entities())
+                query = merged
         named = query.keeping_names(written_names(index, question))
         if named is not query:
             run.record("names", kept=named.entities(), written=query.entities())
@@ -121,7 +129,15 @@ class PGMRMethod(QAMethod):
             # character on a performance node): the chain runs without it, and the question's
             # constraint step ties the answers to it
             run.record("names", literal=list(literal))
-            query = query.keeping_names([n for n in query.entities() if n not in literal])
+            kept = [n for n in query.entities() if n not in literal]
+            if not kept:
+                # the draft names only the value ("[ENT: Lenny Darwin] actor ?a", a character):
+                # what the question names beside it (the film) and the value meet on a node
+                found = self.beside_a_value(index, question, literal, run)
+                if found is not None:
+                    return self.query_answer(question, run, found, "", allow_parametric=allow_parametric,
+                                             limit=self.max_answers, timeout_s=self.timeout_s)
+            query = query.keeping_names(kept)
         if query.tail and detect_shape(question).kind == "chain":
             # the question asks for no superlative (the shapes read it as a chain, and ask a
             # superlative's chain without its ORDER BY): an ORDER BY … LIMIT the model wrote
@@ -163,6 +179,20 @@ class PGMRMethod(QAMethod):
         return self.query_answer(question, run, found,
                                  "not in the store: no resolution of the query's placeholders returns rows",
                                  allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
+
+    def beside_a_value(self, index, question: str, literal: dict[str, str], run: MethodRun):
+        """(query, rows) of what the node joining a value the draft names and an entity the
+        question names holds (:func:`through_a_shared_mediator`), or None."""
+        values = [name.casefold() for name in literal]
+        named = [c.iri for c in question_entities(index, question, k=20)
+                 if c.span and not any(question[c.span[0]:c.span[1]].casefold() in v for v in values)]
+        for iri in list(dict.fromkeys(named))[:3]:
+            for term in literal.values():
+                found = through_a_shared_mediator(self.store, index, question, [iri, term], run,
+                                                  timeout_s=self.timeout_s, max_rows=self.max_rows)
+                if found is not None:
+                    return found
+        return None
 
     # -- 1. examples from the store ---------------------------------------------------------
     def example_text(self, index, question: str, run: MethodRun) -> str:

@@ -113,15 +113,19 @@ class PlaceholderQuery:
                                 self.filter_entities, self.source)
 
     def merged_into(self, names: Sequence[str]) -> "PlaceholderQuery":
-        """The query with each entity placeholder that is part of exactly one longer name of
-        ``names`` written as that name ("[ENT: The Law]" in a question about the film "I Am
-        the Law"); every other placeholder is kept as it is."""
+        """The query with each entity placeholder that is one name of ``names``, or part of
+        exactly one longer name, written as that name ("[ENT: The Law]" in a question about
+        the film "I Am the Law"); every other placeholder is kept as it is."""
         keys = {_key(n): n for n in names if _key(n).strip()}
 
         def merge(node: Node) -> Node:
             key = _key(node.text)
-            if not node.entity or not key.strip() or key in keys:
+            if not node.entity or not key.strip():
                 return node
+            if key in keys:
+                # the name itself, as the question writes it ("Leonore \"Casey\" Case" for the
+                # model's "Leonore Casey Case")
+                return Node(keys[key], True)
             holding = [n for k, n in keys.items() if key in k]
             return Node(holding[0], True) if len(holding) == 1 else node
 
