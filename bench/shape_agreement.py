@@ -1,7 +1,7 @@
 """How often the shape read from a question's words agrees with its gold query's shape,
 on LC-QuAD 2.0 and QALD-10, without any store.
 
-    python bench/shape_agreement.py [--split train|test|all] [--show N]
+    python bench/shape_agreement.py [--split train|test|all] [--show N] [--ceiling]
                                     [--lcquad PATH] [--qald PATH]
 
 The gold shape is :func:`qa.eval._shapes.query_shape` of the gold SPARQL, with ``round
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -30,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from qa.eval._shapes import query_shape  # noqa: E402
 from qa.shapes._detect import detect_shape  # noqa: E402
-from qa.shapes._question_shape import QUESTION_SHAPES, question_shape  # noqa: E402
+from qa.shapes._question_shape import QUESTION_SHAPES, constraint_cue, question_shape  # noqa: E402
 
 _FOLD = {"round trip": "chain", "literal": "chain"}
 _PLACEHOLDERS = {"[]", "n/a", "na", "none", "null", "-", "?"}
@@ -124,6 +125,28 @@ def report(name: str, rows: list[dict], show: int, top: int) -> list[str]:
     return lines
 
 
+_COUNT_WORDS = re.compile(r"\bhow (?:many|much)\b|\bnumber of\b|\bcount\b|\bamount of\b|\bhow often\b", re.I)
+
+
+def ceiling(name: str, rows: list[dict]) -> list[str]:
+    """What the words carry: how many gold counts write a count word at all, and how the
+    constraint cues split between gold constraints and gold chains (a cue a chain carries
+    as often as a constraint cannot tell them apart)."""
+    counts = [r for r in rows if r["gold"] == "count"]
+    worded = sum(bool(_COUNT_WORDS.search(r["question"])) for r in counts)
+    lines = [f"### {name}: what the words carry", ""]
+    if counts:
+        lines.append(f"- gold count: {worded} of {len(counts)} questions write a count word "
+                     f"(how many, how much, number of, count, amount of, how often): at most "
+                     f"{worded / len(counts):.2f} can be read as counts from their words.")
+    cues = Counter((constraint_cue(r["question"]), r["gold"]) for r in rows if r["gold"] in ("constraint", "chain"))
+    if cues:
+        lines += ["", "| cue in the words | gold constraint | gold chain |", "|---|---:|---:|"]
+        for cue in sorted({c for c, _ in cues}, key=lambda c: (c == "none", c)):
+            lines.append(f"| {cue} | {cues[(cue, 'constraint')]} | {cues[(cue, 'chain')]} |")
+    return lines + [""]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -137,6 +160,9 @@ def main(argv=None) -> int:
                     help="examples to print per disagreement (default: 0)")
     ap.add_argument("--top", type=int, default=12, metavar="K",
                     help="disagreement kinds to list per table (default: %(default)s)")
+    ap.add_argument("--ceiling", action="store_true",
+                    help="also print what the words carry: count words in gold counts, constraint cues "
+                         "in gold constraints and chains")
     args = ap.parse_args(argv)
     halves = {"train": ["dev-train"], "test": ["dev-test"], "all": ["dev-train", "dev-test"]}[args.split]
     datasets = []
@@ -150,6 +176,8 @@ def main(argv=None) -> int:
     for label, rows in datasets:
         for h in halves:
             print("\n".join(report(f"{label}, {h}", [r for r in rows if r["half"] == h], args.show, args.top)))
+            if args.ceiling:
+                print("\n".join(ceiling(f"{label}, {h}", [r for r in rows if r["half"] == h])))
     return 0
 
 

@@ -87,3 +87,16 @@ def test_the_live_reader_gets_the_same_rules():
     assert detect_shape("count all the bridges over the Tamsel").kind == "count"
     shape = detect_shape("Who is taller out of [Ida Brenner] and [Ola Vesk]?")
     assert shape.kind == "comparison" and shape.cue == "taller"
+
+
+@pytest.mark.parametrize("question, cue", [
+    ("Which river flows through Vienna?", "a class after which/what"),
+    ("Name a film with Tom Hanks in it.", "a request for things of a class"),
+    ("What is the publisher of X, which has its seat in Paris?", "a restricting clause"),
+    ("Which cities have more than 2 million inhabitants?", "a value or a name's letters"),
+    ("Who is the brother of George II?", "none"),
+])
+def test_the_constraint_cue_a_question_carries_is_named(question, cue):
+    from qa.shapes._question_shape import constraint_cue
+
+    assert constraint_cue(question) == cue

@@ -229,6 +229,22 @@ def _ordinal_pick(question: str) -> bool:
     return any(m.group(2) not in _NOT_ORDERED for m in _ORDINAL.finditer(question))
 
 
+def constraint_cue(question: str) -> str:
+    """Which of the reader's signs of a constraint the question's words carry: a value or a
+    name's letters, a class named by the opening wh-phrase, a request for things of a
+    class, a restricting relative clause; else ``none``."""
+    words = _words(question)
+    if _NAME_STRING.search(question) or _value_restricts(question):
+        return "a value or a name's letters"
+    if typed_answer(words):
+        return "a class after which/what"
+    if named_by_request(question):
+        return "a request for things of a class"
+    if relative_restricts(words):
+        return "a restricting clause"
+    return "none"
+
+
 def question_shape(question: str) -> str:
     """One of :data:`QUESTION_SHAPES` for ``question``, read from its words alone (the
     rules of the module docstring)."""
@@ -255,4 +271,4 @@ def question_shape(question: str) -> str:
     return "chain"
 
 
-__all__ = ["question_shape", "QUESTION_SHAPES"]
+__all__ = ["question_shape", "constraint_cue", "QUESTION_SHAPES"]
