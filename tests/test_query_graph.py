@@ -76,6 +76,7 @@ def test_the_answer_form_is_read_from_the_question_and_checked():
     ("Who played Clown #3 in [Dumbo]?", ["Clown #3"]),
     ("Did Tom Hanks star in Apollo 13?", ["Tom Hanks", "Apollo 13"]),
     ("Was Douglas Adams born after 1950?", ["Douglas Adams"]),  # a year is no part of a name
+    ("How many films did [Ann Lee] appear in as Émilien Coutant-Kerbalec?", ["[Ann Lee]", "Émilien Coutant-Kerbalec?"]),
 ])
 def test_a_number_ends_a_name_run(question, names):
     assert [question[a:b] for a, b in capitalised_runs(question)] == names
@@ -623,6 +624,15 @@ def test_pgmr_answers_from_the_node_a_drafted_value_and_a_named_film_share(perfo
     result = pgmr_answer(performances, draft, "Name the actor who portrayed Marion Ravenwood in Raiders of the Lost Ark.")
     assert result.answers == ["Karen Allen"]
     assert result.trace["shared_mediator"]["joined"] == [f"{FB}en.raiders", '"Marion Ravenwood"']
+
+
+def test_pgmr_finds_the_films_on_the_nodes_an_actor_and_a_drafted_value_share(performances):
+    # the draft names only the character; the actor and the value meet on performances,
+    # and the films are one hop back from them (the film holds its performances)
+    draft = "SELECT DISTINCT ?answer WHERE { [ENT: Indiana Jones] [REL: performance character] ?answer }"
+    result = pgmr_answer(performances, draft, "In which movies did [Harrison Ford] take the role of Indiana Jones?")
+    assert sorted(result.answers) == ["Raiders of the Lost Ark", "Temple of Doom"]
+    assert result.trace["shared_mediator"]["backward"] is True
 
 
 @pytest.mark.parametrize("question, word, verb", [

@@ -37,22 +37,10 @@ def walk_through_mediators(store, index, chain: Answer, question: str, run, *, t
     if read is None:
         return chain
     var, body = read
-    walked = set(iris_in(body))
-    # the relations out of the nodes, and into them ("which films did X play Y in": the film
-    # holds the performance), but not those the query already walks
-    steps = []
-    for backward, hop in ((False, f"{var} ?r ?next"), (True, f"?next ?r {var}")):
-        try:
-            rows = run_sparql(store, f"SELECT ?r (COUNT(*) AS ?n) WHERE {{\n  {body}\n  {hop} .\n}} GROUP BY ?r",
-                              timeout_s=timeout_s, max_rows=MAX_RELATIONS).rows
-        except (QueryError, UnsafeQueryError):
-            continue
-        steps += [(r["r"].value, backward) for r in rows if "r" in r and r["r"].value not in walked]
-    if not steps:
+    step = _step_on(store, index, question, body, var, set(iris_in(body)), timeout_s=timeout_s)
+    if step is None:
         return chain
-    labels = store_labels(store, [r for r, _ in steps])
-    fits = similarities(index, question, [labels.get(r) or r for r, _ in steps])
-    relation, backward = steps[max(range(len(steps)), key=lambda i: fits[i])]
+    relation, backward, labels = step
     hop = sb.TriplePattern("?through", f"<{relation}>", var) if backward else \
         sb.TriplePattern(var, f"<{relation}>", "?through")
     built = sb.BuiltQuery("?through", [[[hop]]])
@@ -108,24 +96,41 @@ def through_a_shared_mediator(store, index, question: str, named: Sequence[str],
     reach = [sb.TriplePattern("?m", f"<{p1}>", a) if d1 == "0" else sb.TriplePattern(a, f"<{p1}>", "?m"),
              sb.TriplePattern("?m", f"<{p2}>", b) if d2 == "0" else sb.TriplePattern(b, f"<{p2}>", "?m")]
     body = "\n  ".join(p.text() for p in reach)
-    try:
-        held = run_sparql(store, f"SELECT ?r (COUNT(*) AS ?n) WHERE {{\n  {body}\n  ?m ?r ?v .\n"
-                                 f"  FILTER(!sameTerm(?v, {a}) && !sameTerm(?v, {b}))\n}} GROUP BY ?r",
-                          timeout_s=timeout_s, max_rows=MAX_RELATIONS).rows
-    except (QueryError, UnsafeQueryError):
+    step = _step_on(store, index, question, body, "?m", {p1, p2}, timeout_s=timeout_s, besides=(a, b))
+    if step is None:
         return None
-    relations = [r["r"].value for r in held if "r" in r and r["r"].value not in (p1, p2)]
-    if not relations:
-        return None
-    labels = store_labels(store, relations)
-    fits = similarities(index, question, [labels.get(r) or r for r in relations])
-    relation = relations[max(range(len(relations)), key=lambda i: fits[i])]
-    built = sb.BuiltQuery("?answer", [[reach + [sb.TriplePattern("?m", f"<{relation}>", "?answer")]]],
+    relation, backward, labels = step
+    hop = sb.TriplePattern("?answer", f"<{relation}>", "?m") if backward else \
+        sb.TriplePattern("?m", f"<{relation}>", "?answer")
+    built = sb.BuiltQuery("?answer", [[reach + [hop]]],
                           [f"FILTER(!sameTerm(?answer, {a}) && !sameTerm(?answer, {b}))"])
     found, error = sb.execute(store, built, timeout_s=timeout_s, max_rows=max_rows)
     run.record("shared_mediator", joined=list(named[:2]), nodes=sum(ways.values()), relation=labels.get(relation) or relation,
-               rows=len(found), **({"error": error} if error else {}))
+               rows=len(found), **({"backward": True} if backward else {}), **({"error": error} if error else {}))
     return (built, found) if found else None
+
+
+def _step_on(store, index, question: str, body: str, var: str, walked: set[str], *, timeout_s: float,
+             besides: Sequence[str] = ()) -> tuple[str, bool, dict] | None:
+    """(relation, backward, labels) of the hop on from the nodes ``var`` of ``body`` that
+    the question's words fit best, among the relations out of them and into them (the film
+    holds its performances: "in which films did X play Y") that the query does not walk
+    already and that lead to none of ``besides`` (SPARQL terms); None when there is none."""
+    apart = f"  FILTER({' && '.join(f'!sameTerm(?next, {t})' for t in besides)})\n" if besides else ""
+    steps = []
+    for backward, hop in ((False, f"{var} ?r ?next"), (True, f"?next ?r {var}")):
+        try:
+            rows = run_sparql(store, f"SELECT ?r (COUNT(*) AS ?n) WHERE {{\n  {body}\n  {hop} .\n{apart}}} GROUP BY ?r",
+                              timeout_s=timeout_s, max_rows=MAX_RELATIONS).rows
+        except (QueryError, UnsafeQueryError):
+            continue
+        steps += [(r["r"].value, backward) for r in rows if "r" in r and r["r"].value not in walked]
+    if not steps:
+        return None
+    labels = store_labels(store, [r for r, _ in steps])
+    fits = similarities(index, question, [labels.get(r) or r for r, _ in steps])
+    relation, backward = steps[max(range(len(steps)), key=lambda i: fits[i])]
+    return relation, backward, labels
 
 
 def _either_way(term: str, relation: str, direction: str) -> str:

@@ -237,8 +237,9 @@ def outermost_names(index, question: str) -> list[str]:
     return list(dict.fromkeys(question[a:b] for a, b in outer))
 
 
-# A word that starts with a capital (letters, digits, inner apostrophes, dots, hyphens)
-_CAPITAL_WORD = re.compile(r"[A-Z][\w'’.&-]*")
+# A word that starts with a capital, in any script ("Émilien"), then letters, digits, inner
+# apostrophes, dots, hyphens
+_CAPITAL_WORD = re.compile(r"(?=[^\W\d_])[\w'’.&-]+")
 # Punctuation around a word that is not part of it ("[Bride", "Linklater?")
 AROUND_WORD = "\"“”()[],;:?!"
 # Words a capitalised run may hold that are not the name itself: the question's own first
@@ -264,7 +265,7 @@ def capitalised_runs(question: str) -> list[tuple[int, int]]:
     runs, current, joining = [], [], []
     for i, (start, end) in enumerate(words):
         word = question[start:end].strip(AROUND_WORD)
-        if i > 0 and _CAPITAL_WORD.fullmatch(word):
+        if i > 0 and word[:1].isupper() and _CAPITAL_WORD.fullmatch(word):
             current += joining + [(start, end)]
             joining = []
             # a comma or other punctuation after a word ends the name ("in Nepal, China")

@@ -112,7 +112,9 @@ class PGMRMethod(QAMethod):
             if merged is not query:
                 run.record("names", merged_into_value=merged.entities(), written=query.entities())
                 query = merged
-        named = query.keeping_names(written_names(index, question))
+        marked = written_names(index, question)
+        # with brackets, the names kept are those written, and the values the store holds
+        named = query.keeping_names(marked + [n.rstrip(".") for n in written]) if marked else query
         if named is not query:
             run.record("names", kept=named.entities(), written=query.entities())
             query = named
