@@ -357,6 +357,11 @@ _:p3 </film/performance/character> "Indiana Jones" .
 _:p4 </film/performance/actor> </en/harrison_ford> .
 </en/temple> </film/film/tagline> "If adventure has a name, it must be Indiana Jones " .
 _:p4 </film/performance/character> "Han Solo" .
+</en/heat> <name> "Heat Wave" .
+</en/heat> <type> </film/film> .
+</en/heat> </film/film/starring> _:p5 .
+_:p5 </film/performance/actor> </en/karen_allen> .
+_:p5 </film/performance/character> "Harrison Ford" .
 """
 FB = "http://rdf.freebase.com/ns/"
 
@@ -633,6 +638,16 @@ def test_pgmr_finds_the_films_on_the_nodes_an_actor_and_a_drafted_value_share(pe
     result = pgmr_answer(performances, draft, "In which movies did [Harrison Ford] take the role of Indiana Jones?")
     assert sorted(result.answers) == ["Raiders of the Lost Ark", "Temple of Doom"]
     assert result.trace["shared_mediator"]["backward"] is True
+
+
+def test_pgmr_reads_a_person_s_name_as_the_character_a_film_holds(performances):
+    # in Heat Wave, Karen Allen plays a character named "Harrison Ford": the draft ties the
+    # person to the film as an actor, which no row holds; the name as a value does
+    draft = ("SELECT DISTINCT ?answer WHERE { [ENT: Heat Wave] [REL: film starring] ?m . "
+             "?m [REL: performance actor] [ENT: Harrison Ford] }")
+    result = pgmr_answer(performances, draft, "Which actor was Harrison Ford in Heat Wave?")
+    assert result.answers == ["Karen Allen"]
+    assert result.trace["shared_mediator"]["joined"] == [f"{FB}en.heat", '"Harrison Ford"']
 
 
 @pytest.mark.parametrize("question, word, verb", [

@@ -178,6 +178,10 @@ class PGMRMethod(QAMethod):
             # the joining node holds, whatever structure the draft gave them
             found = through_a_shared_mediator(self.store, index, question, [entities[n][0].iri for n in entities],
                                               run, timeout_s=self.timeout_s, max_rows=self.max_rows)
+            if found is None:
+                # a name an entity bears that a node holds as a value too (a character named
+                # like a person: "Charles Robinson" in a film): the other name and that value
+                found = self.beside_a_value(index, question, literal_names(self.store, list(entities)), run)
         return self.query_answer(question, run, found,
                                  "not in the store: no resolution of the query's placeholders returns rows",
                                  allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
@@ -185,11 +189,10 @@ class PGMRMethod(QAMethod):
     def beside_a_value(self, index, question: str, literal: dict[str, str], run: MethodRun):
         """(query, rows) of what the node joining a value the draft names and an entity the
         question names holds (:func:`through_a_shared_mediator`), or None."""
-        values = [name.casefold() for name in literal]
-        named = [c.iri for c in question_entities(index, question, k=20)
-                 if c.span and not any(question[c.span[0]:c.span[1]].casefold() in v for v in values)]
-        for iri in list(dict.fromkeys(named))[:3]:
-            for term in literal.values():
+        linked = [c for c in question_entities(index, question, k=20) if c.span]
+        for name, term in literal.items():
+            named = [c.iri for c in linked if question[c.span[0]:c.span[1]].casefold() not in name.casefold()]
+            for iri in list(dict.fromkeys(named))[:3]:
                 found = through_a_shared_mediator(self.store, index, question, [iri, term], run,
                                                   timeout_s=self.timeout_s, max_rows=self.max_rows)
                 if found is not None:
