@@ -662,3 +662,24 @@ def test_a_past_form_not_after_a_determiner_is_a_verb_not_a_name(question, word,
 
     at = question.index(word)
     assert reads_as_verb(question, (at, at + len(word))) is verb
+
+
+def test_a_no_stands_only_when_no_namesake_of_the_value_joins_the_subject(tmp_path_factory):
+    # "comedy" names the genre and a tag: with the tag chosen, the film's other tags would
+    # say "no", though the film's genre is Comedy
+    from qa.shapes import answer_boolean
+    from qa.shapes._mentions import Mention
+
+    store, index = indexed_store(tmp_path_factory, "tagged.txt", "tsv",
+                                 FILMS + "Night Harbor|tags|harbor\nSalt Road|tags|comedy\n")
+    with store:
+        [film] = [c for c in index.link("Night Harbor", k=3) if c.label == "Night Harbor"]
+        found = {c.label: c.iri for c in index.link("comedy", k=5) if c.label.lower() == "comedy"}
+        assert set(found) == {"Comedy", "comedy"}
+        question = "Is [Night Harbor] a comedy?"
+        subject = Mention((1, 13), "Night Harbor", film.iri, film.label)
+        tag = Mention((17, 23), "comedy", found["comedy"], "comedy", namesakes=(found["Comedy"],))
+        run = MethodRun(ScriptedLLM([]))
+        answer = answer_boolean(store, index, question, [subject, tag], "test", run)
+        assert answer.answers == ["yes"]
+        assert run.trace["boolean"]["checks"][0]["relation"] == "genre"

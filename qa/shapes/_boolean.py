@@ -16,7 +16,7 @@ Several values ("does X border both Y and Z") are all checked: yes only when eac
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..steps._result import Answer, Evidence, Refusal
 from ._attributes import Attribute, entity_attributes, rank_attributes, value_roles
@@ -82,8 +82,10 @@ def answer_boolean(store, index, question: str, mentions: list[Mention], method:
     for i, check in enumerate(checks):
         if check.verdict is False:
             # "is X a sports movie": the tag "sports" is not X's, the genre "Sport" may be;
-            # a "no" stands only when no other form of the name joins the subject
-            for other in other_forms(index, check.value):
+            # "is X a comedy": the genre Comedy may be X's where the tag comedy is not. A
+            # "no" stands only when no namesake and no other form of the name joins the subject
+            namesakes = [replace(check.value, iri=iri, namesakes=()) for iri in check.value.namesakes]
+            for other in namesakes + other_forms(index, check.value):
                 again = check_value(store, index.embed, subject, other, asked, attributes, timeout_s=timeout_s)
                 if again.verdict:
                     checks[i] = again
