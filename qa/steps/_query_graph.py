@@ -233,7 +233,7 @@ def read_value_constraints(question: str) -> list[ValueConstraint]:
             # "from 2005 on" is a lower bound; "is X from 1950", "a comedy from 1934" the year itself
             onwards = _ONWARDS.match(question, m.end())
             end = onwards.end() if onwards else m.end()
-            add(ValueConstraint(">=" if onwards else "=", _number(digits, None), None, True, None,
+            add(ValueConstraint(_LOWER_BOUNDS["from"] if onwards else "=", _number(digits, None), None, True, None,
                                 question[m.start():end], (m.start(), end)))
             continue
         if word in ("within", "up to") and year:

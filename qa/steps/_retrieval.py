@@ -237,9 +237,9 @@ def outermost_names(index, question: str) -> list[str]:
     return list(dict.fromkeys(question[a:b] for a, b in outer))
 
 
-# A word that starts with a capital, in any script ("Émilien"), then letters, digits, inner
-# apostrophes, dots, hyphens
-_CAPITAL_WORD = re.compile(r"(?=[^\W\d_])[\w'’.&-]+")
+# A word of letters, digits, inner apostrophes, dots and hyphens; a name's words start with a
+# capital in any script ("Émilien"), which ``str.isupper`` tells and ``re`` cannot
+_NAME_WORD = re.compile(r"[\w'’.&-]+")
 # Punctuation around a word that is not part of it ("[Bride", "Linklater?")
 AROUND_WORD = "\"“”()[],;:?!"
 # Words a capitalised run may hold that are not the name itself: the question's own first
@@ -265,7 +265,7 @@ def capitalised_runs(question: str) -> list[tuple[int, int]]:
     runs, current, joining = [], [], []
     for i, (start, end) in enumerate(words):
         word = question[start:end].strip(AROUND_WORD)
-        if i > 0 and word[:1].isupper() and _CAPITAL_WORD.fullmatch(word):
+        if i > 0 and word[:1].isupper() and _NAME_WORD.fullmatch(word):
             current += joining + [(start, end)]
             joining = []
             # a comma or other punctuation after a word ends the name ("in Nepal, China")
@@ -277,8 +277,9 @@ def capitalised_runs(question: str) -> list[tuple[int, int]]:
             joining.append((start, end))
             continue
         if current and not joining and _NUMBER_IN_NAME.fullmatch(word):
-            # a number ends a name ("Clown #3", "Apollo 13")
-            runs, current = _close_run(runs, current + [(start, start + len(question[start:end].rstrip(AROUND_WORD)))]), []
+            # a number ends a name ("Clown #3", "Apollo 13"), without the punctuation after it
+            number = (start, start + len(question[start:end].rstrip(AROUND_WORD)))
+            runs, current = _close_run(runs, current + [number]), []
             continue
         runs, current, joining = _close_run(runs, current), [], []
     return _close_run(runs, current)

@@ -104,17 +104,18 @@ class PGMRMethod(QAMethod):
         if query is None:
             return self.refuse(question, run, "no_query", "the model wrote no usable query for this question",
                                allow_parametric)
-        written = written_literals(self.store, question)
-        if written:
+        # the values the question writes (a name that ends a sentence carries its full stop)
+        values = [name.rstrip(".") for name in written_literals(self.store, question)]
+        if values:
             # a name the model cut out of one the store holds as a value ("[ENT: Fiona]" of
             # "Princess Fiona", a character): that value, which the constraint step ties on
-            merged = query.merged_into([name.rstrip(".") for name in written])
+            merged = query.merged_into(values)
             if merged is not query:
                 run.record("names", merged_into_value=merged.entities(), written=query.entities())
                 query = merged
         marked = written_names(index, question)
         # with brackets, the names kept are those written, and the values the store holds
-        named = query.keeping_names(marked + [n.rstrip(".") for n in written]) if marked else query
+        named = query.keeping_names(marked + values) if marked else query
         if named is not query:
             run.record("names", kept=named.entities(), written=query.entities())
             query = named
