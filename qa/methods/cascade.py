@@ -1,13 +1,18 @@
-"""A cascade: a SPARQL method first, pseudo-graph when it could not build a query.
+"""A cascade: a SPARQL method first, then the query graph composed from the store, then
+pseudo-graph when neither could build a query.
 
 An executed query answers exactly or not at all, so the SPARQL method goes first. When
 it refused because it found no query that returns rows (the question's shape is beyond a
 few triple patterns, such as comparing two entities), pseudo-graph reads the store's facts
-instead. When the question names something the store lacks, the SPARQL method's refusal
+instead. Before that, the store enumerates the query graphs around the entities the
+question mentions and the model picks one (:mod:`qa.compose`): a draft that named an
+entity the question never mentions, or that linked a name as typed too weakly, is no
+longer the only road. When the question names something the store lacks, the SPARQL method's refusal
 stands: nothing else would find it either, and a namesake's facts would only mislead.
 """
 from __future__ import annotations
 
+from ..compose import compose_answer
 from ..steps._result import Answer
 from ._base import MethodRun, QAContext, QAMethod
 
@@ -22,8 +27,10 @@ class CascadeMethod(QAMethod):
     shapes = True  # around the whole cascade: its methods answer the chain inside a shape
     checks_names = True
 
-    def __init__(self, context: QAContext, *, first: str = "pgmr", then: str = "pseudo-graph"):
+    def __init__(self, context: QAContext, *, first: str = "pgmr", then: str = "pseudo-graph",
+                 compose: bool = True):
         super().__init__(context)
+        self.compose = compose
         from . import make_method
 
         self.first = make_method(first, context)
@@ -34,6 +41,11 @@ class CascadeMethod(QAMethod):
         run.record("cascade", first=self.first.name, first_refusal=first.refusal.reason if first.refusal else None)
         run.tokens.merge(first.tokens)
         run.trace[self.first.name] = first.trace
+        if first.refused and self.compose:
+            composed = compose_answer(self.store, self.context.get_index(), question, run, self.name)
+            if composed is not None and not composed.refused:
+                run.record("cascade", composed=True)
+                return composed
         if not first.refused or first.refusal.reason in FINAL_REFUSALS:
             if first.refused and allow_parametric:
                 return self.refuse(question, run, first.refusal.reason, first.refusal.message, allow_parametric)

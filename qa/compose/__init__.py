@@ -1,0 +1,48 @@
+"""Understanding a question by composing query graphs from the store and choosing among
+them, instead of reading its shape from English word rules.
+
+The steps, in order:
+
+1. ``_reading``: the question read once (:class:`QuestionReading`): linked mentions, the
+   constants it writes, its cue words. Nothing later reads the question string again.
+2. ``_candidates``: query graphs the store can answer, enumerated in stages (core chains
+   through mediators, then constraints, then aggregations), each one executed.
+3. ``_verbalize``: each candidate in words (pure).
+4. ``_choose``: the encoder shortlists, the model picks one by number, the pick is checked.
+
+:func:`compose_answer` runs them all and returns the standard :class:`qa.Answer`.
+"""
+from __future__ import annotations
+
+from ..steps import _sparql_build as sb
+from ._candidates import EntityTie, Ordering, QueryCandidate, ValueTie
+from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, rank
+from ._reading import LinkedEntity, Mention, QuestionReading, read_question
+from ._verbalize import verbalize
+
+
+def compose_answer(store, index, question: str, run, method: str, *,
+                   options: ComposeOptions = ComposeOptions(), reading: QuestionReading | None = None):
+    """The answer to ``question`` from the query graph the model picks among the store's
+    candidates, or None when the store offers no candidate that returns an answer."""
+    reading = reading or read_question(index, question)
+    run.record("compose", reading=reading.to_dict())
+    candidates = enumerate_candidates(store, index.embed, reading, options)
+    scores = rank(index.embed, reading, candidates, options)
+    composed = choose(run, reading, candidates, scores, options)
+    run.record("compose", candidates=len(candidates),
+               options=[{"text": verbalize(c), "answers": list(c.answers[:3]), "size": c.size, "stage": c.stage,
+                         "score": round(s, 4)} for c, s in zip(composed.options, composed.scores)] if composed else [],
+               chosen=verbalize(composed.chosen) if composed else None)
+    if composed is None:
+        return None
+    query = composed.chosen.query()
+    rows, _ = sb.execute(store, query, timeout_s=options.timeout_s, max_rows=2000)
+    if not rows:
+        return None
+    return sb.query_answer(store, question, method, query, rows, limit=50, timeout_s=options.timeout_s)
+
+
+__all__ = ["compose_answer", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
+           "EntityTie", "ValueTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
+           "choose", "verbalize"]

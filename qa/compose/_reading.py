@@ -1,0 +1,159 @@
+"""The question, read once: the entities and values it mentions and its cue words.
+
+Every later step of composing (candidates, verbalizing, choosing, checking) takes this
+record and never goes back to the question string. A step that needs something new from
+the words adds a field here.
+
+Linking is generous on purpose. People type names in lower case, shortened ("lincoln",
+"seahawks"), without accents ("eva peron"), as adjectives ("jamaican") or by an alias the
+store holds ("uk"). A weak link is not a reason to refuse: it becomes one more candidate
+topic, and only a query graph that the store can execute, and that the model picks, turns
+it into an answer.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..steps._query_graph import ValueConstraint, read_value_constraints
+from ..steps._retrieval import bracketed_spans
+
+# Words kept as features of the question, never as rules: the encoder and the model read
+# the question itself; these only break ties between candidates of the same score.
+CUE_WORDS = frozenset("""
+how many much number count first last earliest latest newest oldest most least highest lowest
+biggest largest smallest longest shortest before after since until not both and or same
+""".split())
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+@dataclass(frozen=True)
+class LinkedEntity:
+    """One entity a mention may mean: its IRI and label, the linker's ``score`` and how
+    it matched (``exact``, ``label``, ``alias``, ``vector``)."""
+
+    iri: str
+    label: str
+    score: float
+    match: str
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Words of the question that name something the store holds: the text as written,
+    its ``span`` in the question's ``text``, and the entities it may mean, best first."""
+
+    text: str
+    span: tuple[int, int]
+    entities: tuple[LinkedEntity, ...]
+    bracketed: bool = False
+
+    @property
+    def best(self) -> LinkedEntity:
+        return self.entities[0]
+
+
+@dataclass(frozen=True)
+class QuestionReading:
+    """The question as every composing step sees it.
+
+    ``question`` as asked; ``text`` with brackets removed (what the encoder and the model
+    read); ``mentions`` best first; ``values`` the constants it writes (years, numbers,
+    with their comparison); ``cues`` the cue words it uses (features only)."""
+
+    question: str
+    text: str
+    mentions: tuple[Mention, ...]
+    values: tuple[ValueConstraint, ...] = ()
+    cues: frozenset[str] = field(default_factory=frozenset)
+
+    def topics(self, per_mention: int = 2, limit: int = 4) -> list[tuple[Mention, LinkedEntity]]:
+        """Candidate topic entities: the best ``per_mention`` entities of each mention,
+        bracketed mentions first, then by the linker's score; at most ``limit``."""
+        pairs = [(m, e) for m in self.mentions for e in m.entities[:per_mention]]
+        pairs.sort(key=lambda pair: (not pair[0].bracketed, -pair[1].score))
+        seen: set[str] = set()
+        out = []
+        for mention, entity in pairs:
+            if entity.iri not in seen:
+                seen.add(entity.iri)
+                out.append((mention, entity))
+        return out[:limit]
+
+    def others(self, topic: LinkedEntity) -> list[LinkedEntity]:
+        """The best entity of every mention that does not overlap the one ``topic`` came
+        from: what a constraint may tie the answer to."""
+        own = [m.span for m in self.mentions if any(e.iri == topic.iri for e in m.entities)]
+        out = []
+        for m in self.mentions:
+            if any(m.span[0] < b and a < m.span[1] for a, b in own):
+                continue
+            if m.best.iri != topic.iri and m.best.iri not in {e.iri for e in out}:
+                out.append(m.best)
+        return out
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "cues": sorted(self.cues),
+                "mentions": [{"text": m.text, "span": list(m.span), "bracketed": m.bracketed,
+                              "entities": [[e.iri, e.label, round(e.score, 4), e.match] for e in m.entities[:3]]}
+                             for m in self.mentions],
+                "values": [{"op": v.op, "low": v.low, "high": v.high, "year": v.year, "words": v.words}
+                           for v in self.values]}
+
+
+def unbracketed(question: str) -> tuple[str, list[tuple[int, int]]]:
+    """``question`` without its square brackets, and the spans the brackets marked, in the
+    text without them."""
+    out, spans, shift = [], [], 0
+    last = 0
+    for start, end in bracketed_spans(question):
+        out.append(question[last:start])
+        inner = question[start + 1:end - 1]
+        new_start = start - shift
+        out.append(inner)
+        spans.append((new_start, new_start + len(inner)))
+        shift += 2
+        last = end
+    out.append(question[last:])
+    return "".join(out), spans
+
+
+def read_question(index, question: str, *, k: int = 20, per_mention: int = 5) -> QuestionReading:
+    """``question`` read once with the store's ``index``: every name it mentions linked to
+    the store's entities (bracketed names each on their own, the rest from the whole
+    question), the constants it writes, and its cue words."""
+    text, marked = unbracketed(question.strip())
+    by_span: dict[tuple[int, int], list] = {}
+    for start, end in marked:
+        for c in index.link(text[start:end], k=per_mention):
+            if c.match == "vector":
+                continue  # a bracketed name is a name: a neighbour in meaning is someone else
+            by_span.setdefault((start, end), []).append(c)
+    for c in index.link_question(text, k=k):
+        span = c.span
+        if span is None or any(a <= span[0] and span[1] <= b for a, b in marked):
+            continue  # a bracketed name was linked whole
+        by_span.setdefault(tuple(span), []).append(c)
+    mentions = []
+    for span, candidates in by_span.items():
+        entities = tuple(LinkedEntity(c.iri, c.label or c.iri, float(c.score), c.match)
+                         for c in sorted(candidates, key=lambda c: -c.score)[:per_mention])
+        mentions.append(Mention(text[span[0]:span[1]], span, entities, bracketed=span in marked))
+    mentions.sort(key=lambda m: (not m.bracketed, -m.best.score))
+    # a constant is read from the words outside the names ("1984" the film stays a name
+    # only when bracketed)
+    masked = list(text)
+    for m in mentions:
+        if m.bracketed or not _is_number(m.text):
+            for i in range(*m.span):
+                masked[i] = " "
+    values = tuple(read_value_constraints("".join(masked)))
+    cues = frozenset(w for w in (x.lower() for x in _WORD.findall(text)) if w in CUE_WORDS)
+    return QuestionReading(question, text, tuple(mentions), values, cues)
+
+
+def _is_number(text: str) -> bool:
+    return text.replace(",", "").replace(".", "").strip().isdigit()
+
+
+__all__ = ["CUE_WORDS", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed"]
