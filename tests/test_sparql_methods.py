@@ -233,6 +233,19 @@ def test_pgmr_refuses_a_placeholder_below_the_threshold(store):
     assert result.refused and "[ENT: Andes] found nothing (best 'Andes' at 1.000 < 1.01)" in result.refusal.message
 
 
+def test_pgmr_drops_an_entity_the_question_never_mentions_and_keeps_the_rest(store):
+    # the draft adds Nepal, which the question does not name: the query runs without it
+    draft = "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x . ?x [REL: shares border with] [ENT: Nepal] }"
+    result, _ = ask(store, [draft], "pgmr", question="which countries does the andes cover")
+    assert not result.refused and set(result.answers) == ANDES_COUNTRIES
+    assert result.trace["names"]["invented"] == ["Nepal"]
+    # a name typed short or in part is mentioned, not invented
+    result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x . "
+                            "?x [REL: shares border with] [ENT: Peru] }"], "pgmr",
+                    question="which andes countries border peru")
+    assert "invented" not in result.trace.get("names", {})
+
+
 def test_pgmr_retries_a_query_of_the_wrong_shape_once(store):
     result, llm = ask(store, ["SELECT ?x WHERE { [ENT: Andes] ?x }",
                               "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }"], "pgmr")

@@ -32,7 +32,8 @@ def compose_answer(store, index, question: str, run, method: str, *,
     composed = choose(run, reading, candidates, scores, options)
     run.record("compose", candidates=len(candidates),
                options=[{"text": verbalize(c), "answers": list(c.answers[:3]), "size": c.size, "stage": c.stage,
-                         "score": round(s, 4)} for c, s in zip(composed.options, composed.scores)] if composed else [],
+                         "score": round(s, 4), "model_p": mp}
+                        for c, s, mp in zip(composed.options, composed.scores, composed.model_p)] if composed else [],
                chosen=verbalize(composed.chosen) if composed else None)
     if composed is None:
         return None
@@ -40,6 +41,11 @@ def compose_answer(store, index, question: str, run, method: str, *,
     rows, _ = sb.execute(store, query, timeout_s=options.timeout_s, max_rows=2000)
     if not rows:
         return None
+    if not query.count and not query.tail:
+        # a list's most prominent members first (the store's facts about each): the first
+        # answer is the one a reader takes
+        known = store.popularity(r["answer"].value for r in rows if hasattr(r["answer"], "value"))
+        rows.sort(key=lambda r: -known.get(getattr(r["answer"], "value", ""), 0))
     return sb.query_answer(store, question, method, query, rows, limit=50, timeout_s=options.timeout_s)
 
 

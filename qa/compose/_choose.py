@@ -48,6 +48,7 @@ class Composed:
     chosen: QueryCandidate
     options: list[QueryCandidate]
     scores: list[float]
+    model_p: list[float]
 
 
 def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
@@ -139,13 +140,31 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
         listing = "\n".join(option_line(n + 1, c) for n, c in enumerate(shown))
         grammar = "root ::= " + " | ".join(f'"{n + 1}"' for n in range(len(shown))) + "\n"
         done = run.ask(step, "compose_choose", {"question": reading.text, "options": listing},
-                       grammar=grammar, max_tokens=2, temperature=0.0)
+                       grammar=grammar, max_tokens=2, temperature=0.0, logprobs=20)
         try:
             picked = int(done.text.strip()) - 1
         except ValueError:
             picked = 0
         picked = picked if 0 <= picked < len(shown) else 0
-    return Composed(shown[picked], shown, [float(scores[i]) for i in shortlist])
+        model_p = option_probabilities(done, len(shown))
+    else:
+        model_p = [1.0]
+    return Composed(shown[picked], shown, [float(scores[i]) for i in shortlist], model_p)
+
+
+def option_probabilities(completion, n: int) -> list[float]:
+    """The model's probability of each of ``n`` numbered options, from the alternatives at
+    its first token (renormalised over the numbers shown); uniform when it gave none."""
+    steps = completion.top_logprobs or []
+    if not steps:
+        return [1.0 / n] * n
+    top = steps[0].top
+    logits = [top.get(str(i + 1), top.get(f" {i + 1}")) for i in range(n)]
+    if all(v is None for v in logits):
+        return [1.0 / n] * n
+    floor = min(v for v in logits if v is not None) - 5.0
+    weights = np.exp(np.array([v if v is not None else floor for v in logits]) - max(v for v in logits if v is not None))
+    return (weights / weights.sum()).round(4).tolist()
 
 
 __all__ = ["ComposeOptions", "Composed", "enumerate_candidates", "rank", "choose"]

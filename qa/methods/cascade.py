@@ -28,20 +28,28 @@ class CascadeMethod(QAMethod):
     checks_names = True
 
     def __init__(self, context: QAContext, *, first: str = "pgmr", then: str = "pseudo-graph",
-                 compose: bool = True):
+                 compose: bool = True, compose_first: bool = False):
         super().__init__(context)
         self.compose = compose
+        # the composed query graph before the first method's draft (a measurement of
+        # composing alone; the draft's method still answers what nothing composed answers)
+        self.compose_first = compose_first
         from . import make_method
 
         self.first = make_method(first, context)
         self.then = make_method(then, context)
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
+        if self.compose_first:
+            composed = compose_answer(self.store, self.context.get_index(), question, run, self.name)
+            if composed is not None and not composed.refused:
+                run.record("cascade", composed=True)
+                return composed
         first = self.first.answer(question, in_shape=False)
         run.record("cascade", first=self.first.name, first_refusal=first.refusal.reason if first.refusal else None)
         run.tokens.merge(first.tokens)
         run.trace[self.first.name] = first.trace
-        if first.refused and self.compose:
+        if first.refused and self.compose and not self.compose_first:
             composed = compose_answer(self.store, self.context.get_index(), question, run, self.name)
             if composed is not None and not composed.refused:
                 run.record("cascade", composed=True)
