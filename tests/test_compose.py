@@ -76,20 +76,17 @@ def rosters(tmp_path_factory):
         yield store, index
 
 
-def picker(pattern: str):
-    """A scripted model that picks the first option whose line matches ``pattern``."""
-    def pick(messages):
-        for line in messages[-1]["content"].splitlines():
-            m = re.match(r"(\d+)\. (.*)", line)
-            if m and re.search(pattern, m.group(2)):
-                return m.group(1)
-        raise AssertionError(f"no option matches {pattern!r}:\n{messages[-1]['content']}")
-    return pick
+def judge(pattern: str):
+    """A scripted model that says yes to the option whose query in words matches ``pattern``."""
+    def say(messages):
+        query = re.search(r"^Query: (.*)$", messages[-1]["content"], re.M).group(1)
+        return "yes" if re.search(pattern, query) else "no"
+    return say
 
 
 def composed(store_index, question, pattern):
     store, index = store_index
-    llm = ScriptedLLM([picker(pattern)] * 3)
+    llm = ScriptedLLM([judge(pattern)] * 6)
     run = MethodRun(llm)
     with store.reading():
         answer = compose_answer(store, index, question, run, "test")
@@ -179,7 +176,10 @@ def test_the_model_picks_among_the_shortlist_and_the_pick_is_executed(films):
     answer, run, llm = composed(films, "what is the newest film directed by ann lee", r"^Ann Lee directed what; only the last")
     assert answer.answers == ["Quiet Engines"] and "ORDER BY DESC" in answer.query
     assert run.trace["compose"]["chosen"].endswith("release year")
-    assert len(llm.calls) == 1 and llm.calls[0]["grammar"].startswith("root ::= ")
+    # each option is judged on its own, yes or no under a grammar
+    options = run.trace["compose"]["options"]
+    assert len(llm.calls) == len(options) > 1 and all(c["grammar"] == 'root ::= "yes" | "no"\n' for c in llm.calls)
+    assert [o["model_p"] for o in options].count(1.0) == 1
 
 
 def test_the_shortlist_is_ranked_by_the_encoder_against_the_question(films):

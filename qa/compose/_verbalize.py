@@ -52,10 +52,4 @@ def verbalize(candidate: QueryCandidate) -> str:
     return text
 
 
-def option_line(number: int, candidate: QueryCandidate) -> str:
-    """One numbered option as the model reads it: the words, then a sample of its answers."""
-    answers = ", ".join(candidate.answers[:3]) + (f" (and {candidate.size - 3} more)" if candidate.size > 3 else "")
-    return f"{number}. {verbalize(candidate)} -> {answers}"
-
-
-__all__ = ["verbalize", "chain_text", "tie_text", "option_line"]
+__all__ = ["verbalize", "chain_text", "tie_text"]
