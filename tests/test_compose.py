@@ -199,3 +199,51 @@ def test_nothing_to_compose_gives_no_answer(films):
     run = MethodRun(ScriptedLLM([]))
     with store.reading():
         assert compose_answer(store, index, "what is the airspeed velocity of a swallow", run, "test") is None
+
+
+# -- the cascade: composing narrows a draft's answer -------------------------------------------
+def _cascade(store_index, llm):
+    from qa.methods.cascade import CascadeMethod
+
+    store, index = store_index
+    context = QAContext(store, llm)
+    context.index = index
+    return CascadeMethod(context)
+
+
+def _films_of(store, names):
+    from qa import Answer
+
+    iris = [iri for iri, label in store.labels([iri for iri in _all_subjects(store)]).items() if label in names]
+    return Answer(question="", method="pgmr", answers=sorted(names), answer_iris=iris, values=[None] * len(iris))
+
+
+def _all_subjects(store):
+    from qa.sandbox import run_sparql
+
+    return [r["s"].value for r in run_sparql(store, "SELECT DISTINCT ?s WHERE { ?s ?p ?o }").rows]
+
+
+def test_the_cascade_takes_the_composed_answer_that_narrows_the_draft_s(films):
+    store, _ = films
+    draft = _films_of(store, {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"})
+    cascade = _cascade(films, ScriptedLLM([judge(r"^Ann Lee directed what; where the answer has genre Comedy$")] * 6))
+    run = MethodRun(cascade.context.llm)
+    with store.reading():
+        refined = cascade.refined("which comedy films did ann lee direct", draft, run)
+    assert refined is not None and set(refined.answers) == {"Night Harbor", "Glass River"}
+    assert run.trace["cascade"]["refined"] is True
+
+
+def test_the_draft_stands_when_nothing_narrows_it_or_nothing_could(films):
+    store, _ = films
+    draft = _films_of(store, {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"})
+    # the model judges the plain chain best: no constraint, the draft stands
+    cascade = _cascade(films, ScriptedLLM([judge(r"^Ann Lee directed what$")] * 6))
+    run = MethodRun(cascade.context.llm)
+    with store.reading():
+        assert cascade.refined("which comedy films did ann lee direct", draft, run) is None
+    # a plain chain question composes nothing, and asks the model nothing
+    quiet = _cascade(films, ScriptedLLM([]))
+    with store.reading():
+        assert quiet.refined("which films did ann lee direct", draft, MethodRun(quiet.context.llm)) is None

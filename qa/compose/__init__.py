@@ -34,7 +34,8 @@ def compose_answer(store, index, question: str, run, method: str, *,
                options=[{"text": verbalize(c), "answers": list(c.answers[:3]), "size": c.size, "stage": c.stage,
                          "score": round(s, 4), "model_p": mp}
                         for c, s, mp in zip(composed.options, composed.scores, composed.model_p)] if composed else [],
-               chosen=verbalize(composed.chosen) if composed else None)
+               chosen=verbalize(composed.chosen) if composed else None,
+               stage=composed.chosen.stage if composed else None)
     if composed is None:
         return None
     query = composed.chosen.query()

@@ -19,10 +19,6 @@ from ._candidates import (QueryCandidate, core_candidates, counted, entity_ties,
 from ._reading import QuestionReading
 from ._verbalize import verbalize
 
-# words that ask for the first or last of several, read as a feature (never a rule): an
-# ordering candidate is enumerated only for a question that has one
-_ORDER_CUES = frozenset("first last earliest latest newest oldest most least highest lowest biggest largest "
-                        "smallest longest shortest youngest".split())
 
 
 @dataclass(frozen=True)
@@ -81,7 +77,7 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
         if len(executed) >= options.cores * 2:
             break
     out = list(executed)
-    wants_order = bool(reading.cues & _ORDER_CUES) or any(w.endswith("est") for w in reading.cues)
+    wants_order = reading.asks_order
     wants_count = {"how", "many"} <= reading.cues or "number" in reading.cues
     for base in executed[:options.cores]:
         grown = entity_ties(store, base, reading.others(base.topic), timeout_s=options.timeout_s)

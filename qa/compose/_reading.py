@@ -24,6 +24,10 @@ CUE_WORDS = frozenset("""
 how many much number count first last earliest latest newest oldest most least highest lowest
 biggest largest smallest longest shortest before after since until not both and or same
 """.split())
+# cue words that ask for the first or last of several (a feature: an ordering candidate is
+# enumerated only for a question that has one)
+ORDER_CUES = frozenset("first last earliest latest newest oldest most least highest lowest biggest largest "
+                       "smallest longest shortest youngest".split())
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
@@ -92,6 +96,17 @@ class QuestionReading:
                 out.append(m.best)
         return out
 
+    @property
+    def asks_order(self) -> bool:
+        """Whether the question has a word asking for the first or last of several."""
+        return bool(self.cues & ORDER_CUES)
+
+    @property
+    def may_constrain(self) -> bool:
+        """Whether a constraint or an ordering could be composed at all: a second mention, a
+        constant, or an ordering word. A plain chain question has none of them."""
+        return len(self.mentions) > 1 or bool(self.values) or self.asks_order
+
     def to_dict(self) -> dict:
         return {"text": self.text, "cues": sorted(self.cues),
                 "mentions": [{"text": m.text, "span": list(m.span), "bracketed": m.bracketed,
@@ -149,7 +164,7 @@ def read_question(index, question: str, *, k: int = 20, per_mention: int = 5) ->
             for i in range(*m.span):
                 masked[i] = " "
     values = tuple(read_value_constraints("".join(masked)))
-    cues = frozenset(w for w in (x.lower() for x in _WORD.findall(text)) if w in CUE_WORDS)
+    cues = frozenset(w for w in (x.lower() for x in _WORD.findall(text)) if w in CUE_WORDS | ORDER_CUES)
     return QuestionReading(question, text, tuple(mentions), values, cues)
 
 
@@ -181,16 +196,17 @@ def _add_typed_names(index, text: str, by_span: dict) -> None:
                     any(_is_number(w) for *_, w in chunk):  # a number is a value, read as one
                 continue
             span = (chunk[0][0], chunk[-1][1])
-            if any(a <= span[0] and span[1] <= b for a, b in covered):
-                continue
+            if any(a < span[1] and span[0] < b for a, b in covered):
+                continue  # words of a name found by its name are that name's
             spans.append(span)
     if not spans:
         return
     from indexer import Candidate
 
     hits = index.search_vectors("entities", index.embed([text[a:b] for a, b in spans]), 3)
+    named = {c.iri for span in covered for c in by_span[span]}
     for span, found in zip(spans, hits):
-        close = [h for h in found if h.score >= TYPED_NAME_SIMILARITY]
+        close = [h for h in found if h.score >= TYPED_NAME_SIMILARITY and h.iri not in named]
         for h in close:
             by_span.setdefault(span, []).append(
                 Candidate(h.iri, h.label, round(0.6 * float(h.score), 6), text[span[0]:span[1]], "vector",
@@ -210,4 +226,4 @@ def _is_number(text: str) -> bool:
     return text.replace(",", "").replace(".", "").strip().isdigit()
 
 
-__all__ = ["CUE_WORDS", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed"]
+__all__ = ["CUE_WORDS", "ORDER_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed"]

@@ -12,7 +12,7 @@ stands: nothing else would find it either, and a namesake's facts would only mis
 """
 from __future__ import annotations
 
-from ..compose import compose_answer
+from ..compose import compose_answer, read_question
 from ..steps._result import Answer
 from ._base import MethodRun, QAContext, QAMethod
 
@@ -49,6 +49,10 @@ class CascadeMethod(QAMethod):
         run.record("cascade", first=self.first.name, first_refusal=first.refusal.reason if first.refusal else None)
         run.tokens.merge(first.tokens)
         run.trace[self.first.name] = first.trace
+        if not first.refused and self.compose and not self.compose_first:
+            refined = self.refined(question, first, run)
+            if refined is not None:
+                return refined
         if first.refused and self.compose and not self.compose_first:
             composed = compose_answer(self.store, self.context.get_index(), question, run, self.name)
             if composed is not None and not composed.refused:
@@ -64,3 +68,19 @@ class CascadeMethod(QAMethod):
         run.trace[self.then.name] = second.trace
         second.method = self.name
         return second
+
+    def refined(self, question: str, first: Answer, run: MethodRun) -> Answer | None:
+        """The composed answer when it narrows the first method's: a constraint or an
+        ordering the draft left out ("who played meg in season 1 of family guy" answered
+        with the whole cast). Composed only for a question that could carry one (a second
+        mention, a constant, an ordering word), so a plain chain costs nothing more."""
+        index = self.context.get_index()
+        reading = read_question(index, question)
+        if not reading.may_constrain or not first.answer_iris:
+            return None
+        composed = compose_answer(self.store, index, question, run, self.name, reading=reading)
+        narrowed = (composed is not None and not composed.refused and composed.answer_iris
+                    and run.trace.get("compose", {}).get("stage") not in (None, "chain")
+                    and set(composed.answer_iris) < set(first.answer_iris))
+        run.record("cascade", refined=bool(narrowed))
+        return composed if narrowed else None
