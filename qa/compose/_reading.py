@@ -195,6 +195,8 @@ def _add_typed_names(index, text: str, by_span: dict) -> None:
             if chunk[0][2] in _FUNCTION_WORDS or chunk[-1][2] in _FUNCTION_WORDS or \
                     any(_is_number(w) for *_, w in chunk):  # a number is a value, read as one
                 continue
+            if all(w in _FUNCTION_WORDS or index.relation_word(w) for *_, w in chunk):
+                continue  # "currency", "president": what is asked about, read by the chains
             span = (chunk[0][0], chunk[-1][1])
             if any(a < span[1] and span[0] < b for a, b in covered):
                 continue  # words of a name found by its name are that name's
