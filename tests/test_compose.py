@@ -247,3 +247,12 @@ def test_the_draft_stands_when_nothing_narrows_it_or_nothing_could(films):
     quiet = _cascade(films, ScriptedLLM([]))
     with store.reading():
         assert quiet.refined("which films did ann lee direct", draft, MethodRun(quiet.context.llm)) is None
+
+
+def test_a_name_the_store_lacks_is_refused_before_anything_is_composed(films):
+    store, index = films
+    cascade = _cascade(films, ScriptedLLM([]))  # any call to the model fails the test
+    for question in ("Which films did [Zorblax Quintana] direct?", "Which films did Zorblax Quintana direct?"):
+        answer = cascade.answer(question)
+        assert answer.refused and answer.refusal.reason == "not_in_store", question
+        assert "compose" not in answer.trace
