@@ -334,6 +334,17 @@ class Store:
         found = {iri: int(pop or 0) for iri, pop in rows}
         return {iri: found.get(iri, 0) for iri in wanted}
 
+    def relation_usage(self, iris: Iterable[str]) -> dict[str, int]:
+        """How many facts of the store use each relation IRI (its catalog usage); 0 if unknown.
+        The relations a store holds most are the ones that tell most about its entities."""
+        wanted = sorted(set(iris))
+        if not wanted:
+            return {}
+        with self.catalog.connect() as con:
+            rows = con.execute("SELECT iri, usage FROM relations WHERE list_contains(?, iri)", [wanted]).fetchall()
+        found = {iri: int(n or 0) for iri, n in rows}
+        return {iri: found.get(iri, 0) for iri in wanted}
+
     def mediators(self, iris: Iterable[str]) -> set[str]:
         """Which of ``iris`` are mediator (CVT) nodes or skolemised blank nodes: nodes that
         only join facts (a film performance, a statement), never an answer in themselves."""
