@@ -23,6 +23,8 @@ def values_text(values: Sequence[str]) -> str:
 def fact_clause(subject: str, relation: str, values: Sequence[str]) -> str:
     """``Nepal's capital is Kathmandu``; a relation with several values lists them."""
     verb = "are" if len(values) > 1 else "is"
+    if relation.split()[0] in ("is", "was", "are", "were", "has", "had"):  # "is part of", "was a crew member of"
+        return f"{subject} {relation} {values_text(values)}"
     if relation == "description":
         return f"{subject} is {_article(values[0]) if len(values) == 1 else values_text(values)}"
     return f"{possessive(subject)} {relation} {verb} {values_text(values)}"
