@@ -99,6 +99,15 @@ def subject_of(entry: dict) -> str:
     return label(max(counts, key=lambda s: (counts[s], -[t[0] for t in entry["triples"]].index(s))))
 
 
+def question_about(subject: str) -> str:
+    """"Tell me about X", with X in brackets when its words do not read as a name."""
+    from qa.open import read_open
+
+    plain = f"Tell me about {subject}"
+    reading = read_open(plain)
+    return plain if reading is not None and reading.subject == subject else f"Tell me about [{subject}]"
+
+
 def build_store(path: Path, facts: list[tuple[str, str, str]], encoder):
     """A store holding ``facts`` (names as labels), with its triple index."""
     import kgstore
@@ -129,11 +138,11 @@ def run_systems(entry: dict, llm, encoder, work: Path, systems) -> dict[str, dic
     from kgstore import Store
     from qa import QAContext, make_method
     from qa.methods import MethodRun
-    from qa.open import open_answer, paragraph, read_open, settle, verbalize, write
+    from qa.open import OpenReading, open_answer, paragraph, read_open, settle, verbalize, write
 
     facts = facts_of(entry)
     subject = subject_of(entry)
-    question = f"Tell me about {subject}"
+    question = question_about(subject)
     out: dict[str, dict] = {}
     if "template" in systems:
         out["template"] = {"text": " ".join(verbalize(entry_facts(facts))), "seconds": 0.0, "calls": 0}
@@ -158,7 +167,8 @@ def run_systems(entry: dict, llm, encoder, work: Path, systems) -> dict[str, dic
                 if "no-verify" in systems:
                     run, started = MethodRun(llm), time.perf_counter()
                     with store.reading():
-                        answer = open_answer(context, question, run, reading=read_open(question), verify=False)
+                        reading = read_open(question) or OpenReading(subject, "request")
+                        answer = open_answer(context, question, run, reading=reading, verify=False)
                     answer.seconds, answer.tokens, answer.trace = time.perf_counter() - started, run.tokens, run.trace
                     out["no-verify"] = _answer_row(answer)
         finally:
@@ -285,7 +295,7 @@ def run(args, systems) -> None:
         if encoder is None and {"method", "no-verify"} & set(todo):
             encoder = Encoder()
         facts = facts_of(entry)
-        question = f"Tell me about {subject_of(entry)}"
+        question = question_about(subject_of(entry))
         with tempfile.TemporaryDirectory() as tmp:
             outputs = run_systems(entry, llm, encoder, Path(tmp), todo)
         with open(results_path, "a", encoding="utf-8") as f:

@@ -48,7 +48,8 @@ _TRAILING = re.compile(r"(?:,? (?:please|briefly|quickly|in (?:short|brief|a nut
 # an aspect after the subject's name: "X's career", "the life of X" is read as X
 _ASPECT = re.compile(r"^(?P<s>.+?)(?:'s|’s|') (?P<aspect>career|life|work|works|history|legacy|story|"
                      r"achievements|background|biography|significance|importance)$")
-_CONNECTORS = frozenset("of de da del der den di do dos du van von la le el al bin ibn y and the & upon on in".split())
+_CONNECTORS = frozenset("of de da del der den di do dos du van von la le el al bin ibn y and the & upon on in at for"
+                         .split())
 # words that tie a relation to a name ("the author of X", "spouse of Y and end cause")
 _RELATIONAL = frozenset("of for with and whose which that who whom where when by from in at to as than has have "
                         "had is are was were".split())
