@@ -23,6 +23,7 @@ from kgstore.errors import CypherSyntaxError, UnsafeQueryError
 
 from ..prompts import grammar_text
 from ..sandbox import run_pseudo_graph
+from ..steps._graph_text import relation_words
 from ..steps._result import Evidence
 from ..steps._retrieval import edge_evidence, exact_entities, search_triples_about
 from ._facts import Fact, GroundGraph, value_text
@@ -56,12 +57,6 @@ def sketch(run, question: str, *, max_tokens: int = 110) -> list[tuple[str, str,
     triples = [tuple(t) for t in graph.triples if t[1] != "name"]
     run.record("sketch", triples=[list(t) for t in triples])
     return triples
-
-
-def relation_words(relation: str) -> str:
-    from ..methods.pseudo_graph._method import relation_words as words
-
-    return words(relation)
 
 
 def verify(index, subject_iri: str, subject_label: str, triples: Sequence[tuple[str, str, str]], run, *,
