@@ -7,6 +7,10 @@ plain and bracketed; made in a temporary folder unless ``--sets`` points at them
 share read as open, and for QALD-10 (English questions) and LC-QuAD 2.0 (its crowd
 questions and paraphrases), which are all precise, the share read as precise.
 ``--show N`` prints up to N misread questions of each set.
+
+Then, for the chain benchmarks' dev questions (MetaQA 1-3 hop, PathQuestion, WorldCup2014,
+SimpleQuestions-Wikidata, WebQSP), the share that ``QAMethod.answer`` would now route to an
+open answer: the most their held-out figures can move.
 """
 from __future__ import annotations
 
@@ -33,6 +37,22 @@ def lcquad_questions(path: Path) -> list[str]:
     rows = json.loads(path.read_text(encoding="utf-8"))
     texts = [row.get(key) for row in rows for key in ("question", "paraphrased_question")]
     return [t for t in texts if isinstance(t, str) and len(t.strip()) > 5]
+
+
+def tab_questions(path: Path, column: int = 0) -> list[str]:
+    return [ln.split("\t")[column] for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+
+
+def chain_sets(data: Path) -> dict[str, list[str]]:
+    sets = {f"MetaQA {h}-hop dev": tab_questions(data / "metaqa" / f"{h}-hop" / "vanilla_qa_dev.txt") for h in (1, 2, 3)}
+    sets["PathQuestion 2H+3H"] = tab_questions(data / "pathquestion" / "PQ-2H.txt") + tab_questions(
+        data / "pathquestion" / "PQ-3H.txt")
+    sets["WorldCup2014 P1+P2"] = tab_questions(data / "wc2014" / "WC-P1.txt") + tab_questions(data / "wc2014" / "WC-P2.txt")
+    sets["SQWD valid"] = tab_questions(data / "sqwd" / "valid.tsv", -1)
+    rows = [json.loads(ln) for ln in (data / "webqsp" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+            if ln.strip()]
+    sets["WebQSP"] = [r.get("question") or r.get("ProcessedQuestion") or r.get("RawQuestion") or "" for r in rows]
+    return sets
 
 
 def line(name: str, questions: list[str], *, want_open: bool, show: int) -> None:
@@ -64,6 +84,12 @@ def main() -> None:
                 line(f"open {split} {variant}", qs, want_open=True, show=args.show)
         line("QALD-10 (en)", qald_questions(args.data / "qald10" / "qald_10.json"), want_open=False, show=args.show)
         line("LC-QuAD 2.0", lcquad_questions(args.data / "lcquad2" / "train.json"), want_open=False, show=args.show)
+        print("\n| chain benchmark | questions | routed to an open answer | examples |")
+        print("|---|---|---|---|")
+        for name, questions in chain_sets(args.data).items():
+            routed = [q for q in questions if read_open(q) is not None]
+            print(f"| {name} | {len(questions)} | {len(routed) / len(questions):.4f} | "
+                  f"{'; '.join(routed[:2])} |")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ def test_an_aspect_after_the_name_is_kept_apart_from_the_subject():
     "Who is known for being the script writer of Yor-yor?",
     "WHO IS THE PARENT OF SON FRANCESCO I SFORZA ?",              # capitals everywhere: no names to tell
     "What is GONIAT ID of Hertfordshire?",
+    "what words describe [Autumn in New York]",                  # tags, not a paragraph
+    "Can you give a few words to describe [Sex, Lies, and Videotape]",
 ])
 def test_precise_questions_are_not_read_as_open(question):
     assert not is_open(question)

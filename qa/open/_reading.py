@@ -10,7 +10,8 @@ A question is read as open when it asks about one entity as a whole, in one of t
   Berlin?" asks for one person, so it is precise).
 
 The words that may ask are general English (verbs of telling and knowing, nouns of
-summary), not words of any benchmark. X must be written as a name (capitals, brackets, or
+summary), not words of any benchmark. "What words describe X?" asks for words (MetaQA's
+tags), so "words" is not among them. X must be written as a name (capitals, brackets, or
 a short lower-case phrase without relation words), so "Tell me about the author of Y" or
 "Tell me about spouse of Z and end cause" stay precise.
 """
@@ -27,7 +28,7 @@ bit little lot things facts fact information info details detail interesting imp
 tell say talk speak write explain share know learn hear read find out give provide offer show briefly quickly
 short brief quick concise general broad overview summary summarize summarise summarization description describe
 introduction introduce profile portrait biography bio sketch background rundown outline account paragraph
-sentences sentence words few two three four five in on of about regarding concerning
+few two three four five in on of about regarding concerning
 """.split())
 # of these, the words that make a request about something (one must be there)
 _TOPIC = frozenset("""
@@ -43,7 +44,7 @@ _RENOWN = re.compile(
     r"(?: for| today| nowadays)?$")
 _WHO = re.compile(r"^who (?:is|was|are|were) (?P<s>.+)$")
 # what may trail a request without changing it: "..., please", "in a few sentences"
-_TRAILING = re.compile(r"(?:,? (?:please|briefly|quickly|in (?:short|brief|a nutshell|a few (?:sentences|words))"
+_TRAILING = re.compile(r"(?:,? (?:please|briefly|quickly|in (?:short|brief|a nutshell|a few sentences)"
                        r"|for me|for us))+$")
 # an aspect after the subject's name: "X's career", "the life of X" is read as X
 _ASPECT = re.compile(r"^(?P<s>.+?)(?:'s|’s|') (?P<aspect>career|life|work|works|history|legacy|story|"
