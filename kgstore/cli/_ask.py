@@ -66,11 +66,17 @@ def ask_cmd(ctx, targets, questions_file, out, resume, server, token, timeout_s,
     (default: the packaged Qwen2.5-Coder-1.5B-Instruct GGUF, run in-process by llama.cpp).
 
     \b
+    An open question ("Tell me about X", "What do you know about X?", "Describe X",
+    "Why is X famous?") gets 1-6 sentences written from verified store facts, each citing
+    the facts it rests on, whatever the method; see docs/open-answers.md.
+
+    \b
     Examples:
       kgstore ask ./mystore "Which countries does the Andes cover?"
       kgstore ask ./mystore "Which countries does the Andes cover?" --method memq --trace
       kgstore ask ./mystore "Who covers more countries, the Andes or the Himalayas?" --method pseudo-graph
       kgstore ask ./mystore "..." --method qsm --format json
+      kgstore ask ./mystore "Tell me about Douglas Adams" --format json   # text, sentences, facts
       kgstore ask ./mystore --questions questions.txt          # answers in questions.answers.jsonl
       kgstore ask ./mystore --questions questions.txt --resume # after Ctrl-C: ask only the rest
       kgstore ask ./mystore --questions qs.jsonl --out - | jq -r .answers[0]
