@@ -63,6 +63,14 @@ def test_settle_keeps_backed_sentences_recites_a_neighbour_and_verbalizes_the_re
     assert sentences[2].dropped == "He won the Hugo Award in 1980." and "Hugo" in sentences[2].unsupported
 
 
+def test_value_words_must_cite_their_fact_and_badly_grouped_numbers_back_nothing():
+    facts = [Fact(1, "Mount Everest", "instance of", ("mountain",)), Fact(2, "Asia", "instance of", ("continent",)),
+             COUNTRY]
+    drafts = parse_drafts("It is an instance of a mountain [2].\nNepal has 291,645,78 people [3].\n")
+    sentences = settle(drafts, facts, "Why is Mount Everest famous?", cover=False)
+    assert [(s.facts, s.status) for s in sentences] == [((1,), "written"), ((3,), "verbalized")]
+
+
 def test_settle_covers_uncited_facts_in_plain_sentences_up_to_six():
     facts = [Fact(n, "X", f"r{n}", (f"v{n}",)) for n in range(1, 20)]
     sentences = settle([], facts, "Tell me about X")

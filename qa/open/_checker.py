@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from ._facts import Fact
 
@@ -49,13 +49,23 @@ class Check:
         return f"not in its cited facts or the question: {', '.join(self.unsupported)}"
 
 
-def check_sentence(text: str, cites: Sequence[int], facts: dict[int, Fact], question: str) -> Check:
-    """Whether every claim of ``text`` is backed by the facts numbered ``cites`` or ``question``."""
+def check_sentence(text: str, cites: Sequence[int], facts: dict[int, Fact], question: str, *,
+                   vocabulary: Collection[str] = ()) -> Check:
+    """Whether every claim of ``text`` is backed by the facts numbered ``cites`` or ``question``.
+    Words of ``vocabulary`` (lower case) count as claims too, whatever their case: with
+    the words of every fact's values, "It is a mountain" must cite the fact that says so."""
     bad = tuple(n for n in cites if n not in facts)
     if not cites:
         return Check(no_cites=True)
     backing = [question] + [t for n in cites if n in facts for t in fact_words(facts[n])]
-    return Check(unsupported=tuple(unsupported_claims(text, backing)), bad_cites=bad)
+    return Check(unsupported=tuple(unsupported_claims(text, backing, vocabulary=vocabulary)), bad_cites=bad)
+
+
+def value_vocabulary(facts: Iterable[Fact]) -> frozenset[str]:
+    """The lower-case words (four letters or more) of the facts' values: what a sentence
+    about them can only say by citing them."""
+    return frozenset(w.lower() for f in facts for v in f.values for w in _WORD.findall(v)
+                     if len(w) >= 4 and w.islower())
 
 
 def fact_words(fact: Fact) -> list[str]:
@@ -69,8 +79,9 @@ def fact_words(fact: Fact) -> list[str]:
     return out
 
 
-def claims(text: str) -> list[str]:
-    """The names, numbers and months ``text`` states, in order."""
+def claims(text: str, *, vocabulary: Collection[str] = ()) -> list[str]:
+    """The names, numbers and months ``text`` states, in order, then its words that are
+    in ``vocabulary``."""
     out = [m.group() for m in _NUMBER.finditer(text)]
     first = True
     for m in _WORD.finditer(text):
@@ -82,10 +93,10 @@ def claims(text: str) -> list[str]:
         if opening and word.lower() in _OPENERS:
             continue
         out.append(word)
-    return out
+    return out + [w for w in (m.group().lower() for m in _WORD.finditer(text)) if w in vocabulary]
 
 
-def unsupported_claims(text: str, backing: Iterable[str]) -> list[str]:
+def unsupported_claims(text: str, backing: Iterable[str], *, vocabulary: Collection[str] = ()) -> list[str]:
     """The claims of ``text`` that no text of ``backing`` holds (numbers by value, words
     case aside)."""
     numbers: set[str] = set()
@@ -95,7 +106,7 @@ def unsupported_claims(text: str, backing: Iterable[str]) -> list[str]:
         numbers.update(number_key(n) for n in re.findall(r"\d+", t))  # 1952-03-11 → 1952, 3, 11
         words.update(_POSSESSIVE.sub("", w).lower() for w in _WORD.findall(t))
     out = []
-    for claim in claims(text):
+    for claim in claims(text, vocabulary=vocabulary):
         if claim[:1].isdigit():
             if number_key(claim) not in numbers:
                 out.append(claim)
@@ -105,7 +116,11 @@ def unsupported_claims(text: str, backing: Iterable[str]) -> list[str]:
 
 
 def number_key(text: str) -> str:
-    """A number as compared: ``29,164,578`` → ``29164578``, ``2702.0`` → ``2702``, ``03`` → ``3``."""
+    """A number as compared: ``29,164,578`` → ``29164578``, ``2702.0`` → ``2702``, ``03`` → ``3``.
+    Commas that do not group thousands (``291,645,78``) leave the number as written, so it
+    matches no stored value."""
+    if "," in text and not re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
+        return text
     t = text.replace(",", "")
     if t.count(".") > 1:
         t = t.replace(".", "")
@@ -116,11 +131,11 @@ def number_key(text: str) -> str:
     return str(int(value)) if value.is_integer() else repr(value)
 
 
-def backing_facts(text: str, facts: Sequence[Fact], question: str, *, prefer: Sequence[int] = ()
-                  ) -> tuple[int, ...] | None:
+def backing_facts(text: str, facts: Sequence[Fact], question: str, *, prefer: Sequence[int] = (),
+                  vocabulary: Collection[str] = ()) -> tuple[int, ...] | None:
     """The fewest facts (the ``prefer``red first) that together back every claim of
     ``text``; None when some claim is backed by no fact nor the question."""
-    wanted = [c for c in claims(text) if unsupported_claims(c, [question])]
+    wanted = [c for c in claims(text, vocabulary=vocabulary) if unsupported_claims(c, [question], vocabulary=vocabulary)]
     if not wanted:
         return None
     order = sorted(facts, key=lambda f: f.n not in prefer)
@@ -129,7 +144,7 @@ def backing_facts(text: str, facts: Sequence[Fact], question: str, *, prefer: Se
     while left:
         best, best_left = None, left
         for f in order:
-            rest = [c for c in left if unsupported_claims(c, fact_words(f))]
+            rest = [c for c in left if unsupported_claims(c, fact_words(f), vocabulary=vocabulary)]
             if len(rest) < len(best_left):
                 best, best_left = f, rest
         if best is None:
@@ -149,18 +164,19 @@ def settle(drafts: Sequence, facts: Sequence[Fact], question: str, *, max_senten
     from ._verbalize import facts_sentence
 
     by_number = {f.n: f for f in facts}
+    vocabulary = value_vocabulary(facts)
     out: list[Sentence] = []
     said: set[int] = set()
     for draft in drafts:
-        verdict = check_sentence(draft.text, draft.cites, by_number, question)
+        verdict = check_sentence(draft.text, draft.cites, by_number, question, vocabulary=vocabulary)
         cites = tuple(n for n in draft.cites if n in by_number)
         if not verdict.ok and not verdict.no_cites:
             # a small model often cites the fact next to the one it used: when other facts
             # back every claim, the sentence stands with the facts that back it
-            found = backing_facts(draft.text, facts, question, prefer=cites)
+            found = backing_facts(draft.text, facts, question, prefer=cites, vocabulary=vocabulary)
             if found:
                 cites = found
-                verdict = check_sentence(draft.text, cites, by_number, question)
+                verdict = check_sentence(draft.text, cites, by_number, question, vocabulary=vocabulary)
         if verdict.ok:
             if cites and set(cites) <= said:
                 continue  # says again what earlier sentences said
