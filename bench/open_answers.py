@@ -190,13 +190,22 @@ def plain(text: str) -> str:
 
 
 def sentences_of(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9])", plain(text)) if s.strip()]
+    """The text's sentences; a piece that ends in an abbreviation ("St.", "Jr.") joins the next."""
+    out: list[str] = []
+    for piece in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9])", plain(text)):
+        if out and re.search(r"(?:^|\s)(?:[A-Z][a-z]?|[A-Z]\.[A-Z])\.$", out[-1]):
+            out[-1] += " " + piece
+        elif piece.strip():
+            out.append(piece)
+    return out
 
 
 def added_sentences(text: str, facts, question: str) -> int:
-    from qa.open._checker import unsupported_claims
+    """The sentences that state a name, number or date no input fact holds (an input
+    date backs its month's name, as in the checker)."""
+    from qa.open._checker import fact_words, unsupported_claims
 
-    backing = [question] + [x for f in facts for x in f]
+    backing = [question] + [x for f in entry_facts(facts) for x in fact_words(f)]
     return sum(1 for s in sentences_of(text) if unsupported_claims(s, backing))
 
 
@@ -261,6 +270,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "open_answers")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help=f"comma-separated, of {', '.join(SYSTEMS)}")
     parser.add_argument("--fresh", action="store_true", help="start over instead of resuming")
+    parser.add_argument("--report", action="store_true",
+                        help="print the table of the answers kept so far, asking nothing")
     args = parser.parse_args()
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     from kgstore.errors import KgstoreError
@@ -286,6 +297,11 @@ def run(args, systems) -> None:
     results = [json.loads(ln) for ln in results_path.read_text(encoding="utf-8").splitlines()
                if ln.strip()] if results_path.is_file() else []
     done = {(r["eid"], r["system"]) for r in results}
+    if args.report:
+        entries = [e for e in entries if all((e["eid"], s) in done for s in systems)]
+        print(f"{len(entries)} entries with every system answered")
+        print(table([r for r in results if r["eid"] in {e["eid"] for e in entries} and r["system"] in systems]))
+        return
     llm = CachingLLM(llm_from_config(LLMConfig()), args.out / "llm-cache.jsonl")
     encoder = None
     for i, entry in enumerate(entries, 1):
