@@ -109,6 +109,25 @@ def test_brackets_mark_a_name_and_are_read_out_of_the_text(films):
     assert reading.mentions[0].bracketed and reading.mentions[0].span == (16, 23)
 
 
+@pytest.mark.parametrize("typed, label, like", [
+    ("celtics", "Boston Celtics", True), ("the eu", "European Union", True), ("uk", "United Kingdom", True),
+    ("jamaican", "Jamaica", True), ("lincoln", "Abraham Lincoln", True),
+    ("zorblax mountains", "Rocky Mountains", False), ("vp lincoln", "Abraham Lincoln", False),
+])
+def test_a_name_read_by_meaning_must_be_written_in_the_label(typed, label, like):
+    from qa.compose import written_like
+
+    assert written_like(typed, label) is like
+
+
+def test_the_parts_of_a_name_the_store_lacks_name_nothing_else(films):
+    _, index = films
+    reading = read_question(index, "which films did zorblax park direct")
+    assert [m.best.label for m in reading.mentions] == ["Bo Park"]  # "park", read alone
+    assert reading.without_absent(["Zorblax Park"]).mentions == ()
+    assert read_question(index, "which films did bo park direct").without_absent(["Zorblax"]).mentions[0].text == "bo park"
+
+
 def test_a_bracketed_name_the_store_lacks_links_to_nothing(films):
     _, index = films
     assert read_question(index, "Which films did [Zorblax Quintana] direct?").mentions == ()

@@ -17,15 +17,17 @@ from __future__ import annotations
 from ..steps import _sparql_build as sb
 from ._candidates import EntityTie, Ordering, QueryCandidate, ValueTie
 from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, rank
-from ._reading import LinkedEntity, Mention, QuestionReading, read_question
+from ._reading import LinkedEntity, Mention, QuestionReading, read_question, written_like
 from ._verbalize import verbalize
 
 
 def compose_answer(store, index, question: str, run, method: str, *,
-                   options: ComposeOptions = ComposeOptions(), reading: QuestionReading | None = None):
+                   options: ComposeOptions = ComposeOptions(), reading: QuestionReading | None = None,
+                   absent: tuple[str, ...] = ()):
     """The answer to ``question`` from the query graph the model picks among the store's
-    candidates, or None when the store offers no candidate that returns an answer."""
-    reading = reading or read_question(index, question)
+    candidates, or None when the store offers no candidate that returns an answer.
+    ``absent``: names the store was found to lack, whose words name nothing else."""
+    reading = (reading or read_question(index, question)).without_absent(absent)
     run.record("compose", reading=reading.to_dict())
     candidates = enumerate_candidates(store, index.embed, reading, options)
     scores = rank(index.embed, reading, candidates, options)
@@ -52,4 +54,4 @@ def compose_answer(store, index, question: str, run, method: str, *,
 
 __all__ = ["compose_answer", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
            "EntityTie", "ValueTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
-           "choose", "verbalize"]
+           "choose", "verbalize", "written_like"]

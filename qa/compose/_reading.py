@@ -13,7 +13,8 @@ it into an answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Sequence
 
 from ..steps._query_graph import ValueConstraint, read_value_constraints
 from ..steps._retrieval import bracketed_spans
@@ -95,6 +96,21 @@ class QuestionReading:
             if m.best.iri != topic.iri and m.best.iri not in {e.iri for e in out}:
                 out.append(m.best)
         return out
+
+    def without_absent(self, names: Sequence[str]) -> "QuestionReading":
+        """The reading without the mentions that are part of a name the store was found to
+        lack ("park" of "zorblax park"), unless the entity bears that whole name."""
+        absent = [set(_folded_words(n)) for n in names if n.strip()]
+        if not absent:
+            return self
+        kept = []
+        for m in self.mentions:
+            words = set(_folded_words(m.text))
+            inside = [n for n, a in zip(names, absent) if words and words <= a]
+            entities = tuple(e for e in m.entities if all(written_like(n, e.label) for n in inside))
+            if entities:
+                kept.append(replace(m, entities=entities))
+        return replace(self, mentions=tuple(kept))
 
     @property
     def asks_order(self) -> bool:
@@ -208,7 +224,8 @@ def _add_typed_names(index, text: str, by_span: dict) -> None:
     hits = index.search_vectors("entities", index.embed([text[a:b] for a, b in spans]), 3)
     named = {c.iri for span in covered for c in by_span[span]}
     for span, found in zip(spans, hits):
-        close = [h for h in found if h.score >= TYPED_NAME_SIMILARITY and h.iri not in named]
+        close = [h for h in found if h.score >= TYPED_NAME_SIMILARITY and h.iri not in named
+                 and written_like(text[span[0]:span[1]], h.label or "", index)]
         for h in close:
             by_span.setdefault(span, []).append(
                 Candidate(h.iri, h.label, round(0.6 * float(h.score), 6), text[span[0]:span[1]], "vector",
@@ -224,8 +241,39 @@ def _add_typed_names(index, text: str, by_span: dict) -> None:
                 del by_span[other if best[span] >= best[other] else span]
 
 
+def written_like(typed: str, label: str, index=None) -> bool:
+    """Whether every word of ``typed`` that is no function word (nor, with ``index``, a word
+    of the store's relation labels) is written in ``label``: as one of its words, as the
+    start of one ("jamaican", "portuguese" of Jamaica, Portugal), or as its initials ("uk",
+    "the eu", "us" of United Kingdom, European Union, United States of America). Meaning
+    alone would take "zorblax mountains" for the Rocky Mountains: a name the store lacks."""
+    words = [w for w in _folded_words(typed) if w not in _FUNCTION_WORDS
+             and not (index is not None and index.relation_word(w))]
+    own = _folded_words(label)
+    initials = "".join(w[0] for w in own if w not in _FUNCTION_WORDS)
+    return bool(words) and all(
+        w in own or any(_common_prefix(w, o) >= max(4, int(0.6 * len(w))) for o in own)
+        or (len(w) <= 4 and initials.startswith(w) and len(w) >= 2) for w in words)
+
+
+def _folded_words(text: str) -> list[str]:
+    import unicodedata
+
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _is_number(text: str) -> bool:
     return text.replace(",", "").replace(".", "").strip().isdigit()
 
 
-__all__ = ["CUE_WORDS", "ORDER_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed"]
+__all__ = ["CUE_WORDS", "ORDER_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]

@@ -12,6 +12,8 @@ stands: nothing else would find it either, and a namesake's facts would only mis
 """
 from __future__ import annotations
 
+import re
+
 from ..compose import compose_answer, read_question
 from ..steps._result import Answer
 from ._base import MethodRun, QAContext, QAMethod
@@ -54,7 +56,9 @@ class CascadeMethod(QAMethod):
             if refined is not None:
                 return refined
         if first.refused and self.compose and not self.compose_first:
-            composed = compose_answer(self.store, self.context.get_index(), question, run, self.name)
+            # a name the draft wrote that the store lacks is not found again in its parts
+            absent = tuple(re.findall(r"\[ENT: ([^\]]+)\] found nothing", first.refusal.message or ""))
+            composed = compose_answer(self.store, self.context.get_index(), question, run, self.name, absent=absent)
             if composed is not None and not composed.refused:
                 run.record("cascade", composed=True)
                 return composed
