@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-import kgstore
-from kgstore import Store
 from qa import MethodRun, QAContext, ScriptedLLM
 from qa.compose import compose_answer, enumerate_candidates, rank, read_question, verbalize
+
+from test_query_graph import indexed_store
 
 FILMS = """Night Harbor|directed_by|Ann Lee
 Night Harbor|has_genre|Comedy
@@ -50,28 +50,16 @@ _:r2 </sports/sports_team_roster/position> </en/punt_returner> .
 """
 
 
-def _store(tmp_path_factory, name, fmt, text):
-    from indexer import build_index
-
-    folder = tmp_path_factory.mktemp(name)
-    (folder / "kb").write_text(text)
-    with Store.init(folder / "store") as store:
-        kgstore.ingest(store, fmt, folder / "kb")
-        build_index(store, kinds=("entities", "uris", "relations"))
-    store = Store.open(folder / "store", read_only=True)
-    return store, QAContext(store, ScriptedLLM([])).get_index()
-
-
 @pytest.fixture(scope="module")
 def films(tmp_path_factory):
-    store, index = _store(tmp_path_factory, "films", "tsv", FILMS)
+    store, index = indexed_store(tmp_path_factory, "films", "tsv", FILMS)
     with store:
         yield store, index
 
 
 @pytest.fixture(scope="module")
 def rosters(tmp_path_factory):
-    store, index = _store(tmp_path_factory, "rosters", "freebase", ROSTERS)
+    store, index = indexed_store(tmp_path_factory, "rosters", "freebase", ROSTERS)
     with store:
         yield store, index
 
@@ -243,13 +231,20 @@ def _all_subjects(store):
     return [r["s"].value for r in run_sparql(store, "SELECT DISTINCT ?s WHERE { ?s ?p ?o }").rows]
 
 
-def test_the_cascade_takes_the_composed_answer_that_narrows_the_draft_s(films):
+def _refined(films, question, yes_to):
+    """The cascade's narrowing of a draft that answered all of Ann Lee's films, with a model
+    that says yes to the option matching ``yes_to``: (the answer or None, the run)."""
     store, _ = films
     draft = _films_of(store, {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"})
-    cascade = _cascade(films, ScriptedLLM([judge(r"^Ann Lee directed what; where the answer has genre Comedy$")] * 6))
+    cascade = _cascade(films, ScriptedLLM([judge(yes_to)] * 6))
     run = MethodRun(cascade.context.llm)
     with store.reading():
-        refined = cascade.refined("which comedy films did ann lee direct", draft, run)
+        return cascade.refined(question, draft, run), run
+
+
+def test_the_cascade_takes_the_composed_answer_that_narrows_the_draft_s(films):
+    refined, run = _refined(films, "which comedy films did ann lee direct",
+                            r"^Ann Lee directed what; where the answer has genre Comedy$")
     assert refined is not None and set(refined.answers) == {"Night Harbor", "Glass River"}
     assert run.trace["cascade"]["refined"] is True
 
@@ -258,10 +253,7 @@ def test_the_draft_stands_when_nothing_narrows_it_or_nothing_could(films):
     store, _ = films
     draft = _films_of(store, {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"})
     # the model judges the plain chain best: no constraint, the draft stands
-    cascade = _cascade(films, ScriptedLLM([judge(r"^Ann Lee directed what$")] * 6))
-    run = MethodRun(cascade.context.llm)
-    with store.reading():
-        assert cascade.refined("which comedy films did ann lee direct", draft, run) is None
+    assert _refined(films, "which comedy films did ann lee direct", r"^Ann Lee directed what$")[0] is None
     # a plain chain question composes nothing, and asks the model nothing
     quiet = _cascade(films, ScriptedLLM([]))
     with store.reading():
