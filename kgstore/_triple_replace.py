@@ -72,14 +72,18 @@ def replace_in_triples(store, change: TripleChange) -> TripleChangeReport:
             removed_incoming.append(quad)
             moved.append(f"{quad.subject} {quad.predicate} <{_final(target, targets)}> .")
     report.removed, report.moved = len(owned), len(moved)
+    # In this order: a moved triple may be about a shared node that nothing uses any
+    # more (a reference of a replaced statement), which must then go too.
     operations = []
     if owned or removed_incoming:
         operations.append("DELETE DATA {\n" + "\n".join(_line(q) for q in owned + removed_incoming) + "\n}")
+    if moved:
+        operations.append("INSERT DATA {\n" + "\n".join(moved) + "\n}")
     if shared:
         values = " ".join(f"<{iri}>" for iri in sorted(shared))
         operations.append(f"DELETE {{ ?v ?p ?o }} WHERE {{ VALUES ?v {{ {values} }} ?v ?p ?o "
                           f"FILTER NOT EXISTS {{ ?x ?y ?v }} }}")
-    inserted = _redirected(change.ntriples, targets) + "\n".join(moved)
+    inserted = _redirected(change.ntriples, targets)
     if inserted.strip():
         operations.append("INSERT DATA {\n" + inserted + "\n}")
     if operations:
