@@ -3,7 +3,6 @@ same store as an uninterrupted update: triples, catalog rows and the property gr
 (issue 50). Real processes, real engines."""
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -15,15 +14,10 @@ import pytest
 import kgstore
 from kgstore import Store
 from kgstore.graph import sync_graph
+from generated_dumps import changes
 from kill_helper import run_killed
 from store_state import store_state
 
-_CHANGES = Path(__file__).resolve().parents[1] / "bench" / "_wikidata_changes.py"
-if "_wikidata_changes" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("_wikidata_changes", _CHANGES)
-    sys.modules["_wikidata_changes"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["_wikidata_changes"])
-changes = sys.modules["_wikidata_changes"]
 
 PYTHON = sys.executable
 CLI = "import sys; from kgstore.cli import main; sys.argv[0] = 'kgstore'; main()"

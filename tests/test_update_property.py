@@ -9,8 +9,6 @@ CI runs a small dump (`SMALL`); the `slow` marker runs the issue's 5,000 entitie
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
 from pathlib import Path
 
@@ -19,14 +17,9 @@ import pytest
 import kgstore
 from kgstore import LoadOptions, Store
 from kgstore.graph import sync_graph
+from generated_dumps import changes
 from store_state import store_state
 
-_CHANGES = Path(__file__).resolve().parents[1] / "bench" / "_wikidata_changes.py"
-if "_wikidata_changes" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("_wikidata_changes", _CHANGES)
-    sys.modules["_wikidata_changes"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["_wikidata_changes"])
-changes = sys.modules["_wikidata_changes"]
 
 SMALL = 300
 LARGE = 5000

@@ -5,7 +5,6 @@ server answers from the new data. Real processes: the server, the update client,
 the writer the server starts."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import socket
@@ -14,7 +13,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 import httpx
 import pytest
@@ -22,13 +20,8 @@ import pytest
 import kgstore
 from kgstore import Store
 from kgstore.graph import sync_graph
+from generated_dumps import changes
 
-_CHANGES = Path(__file__).resolve().parents[1] / "bench" / "_wikidata_changes.py"
-if "_wikidata_changes" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("_wikidata_changes", _CHANGES)
-    sys.modules["_wikidata_changes"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["_wikidata_changes"])
-changes = sys.modules["_wikidata_changes"]
 
 PYTHON = sys.executable
 CLI = "import sys; from kgstore.cli import main; sys.argv[0] = 'kgstore'; main()"

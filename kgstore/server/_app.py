@@ -153,8 +153,8 @@ async def _update(request: Request) -> Response:
     state = _state(request)
     file_format = request.query_params.get("format", "wikidata-json")
     try:
-        check_update_request(request.headers.get("content-type"), state.options.token, state.options.workers,
-                             file_format)
+        check_update_request(request.method, request.headers.get("content-type"), state.options.token,
+                             state.options.workers, file_format)
         body = await request.body()
         path = await anyio.to_thread.run_sync(keep_body, state.path, body, file_format)
         async with state.update_lock:

@@ -78,9 +78,10 @@ class UpdateRefused(Exception):
         self.status = status
 
 
-def check_update_request(content_type: str | None, token: str | None, workers: int, file_format: str) -> None:
+def check_update_request(method: str, content_type: str | None, token: str | None, workers: int,
+                         file_format: str) -> None:
     """Raise :class:`UpdateRefused` unless the server may apply entity documents."""
-    if (content_type or "").split(";")[0].strip().lower() in SPARQL_UPDATE_TYPES:
+    if method != "POST" or (content_type or "").split(";")[0].strip().lower() in SPARQL_UPDATE_TYPES:
         raise UpdateRefused(403, "SPARQL updates are refused: this server is read-only (it applies entity "
                                  "documents sent as application/x-ndjson or application/json)")
     if not token:
