@@ -60,7 +60,8 @@ def replace_in_catalog(con, change: CatalogChange, *, run_id: int, file: str) ->
     written = Catalog.write_rows(con, run_id, facts, change.entities, change.relations, change.rejected, file)
     if facts is not None:
         con.register("_new_facts", facts)
-        con.execute("INSERT INTO _touched SELECT DISTINCT o FROM _new_facts WHERE NOT o_literal")
+        con.execute("INSERT INTO _touched SELECT DISTINCT o FROM _new_facts WHERE NOT o_literal "
+                    "UNION SELECT DISTINCT s FROM _new_facts")
         con.execute("INSERT INTO _touched_p SELECT DISTINCT p FROM _new_facts")
         con.unregister("_new_facts")
     for source, target in change.redirects:

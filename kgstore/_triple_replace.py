@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from .terms import WD, WDREF, WDS, WDV, WIKIDATA_ENTITY_DATA
+from .terms import SCHEMA, WD, WDREF, WDS, WDV, WIKIDATA_ENTITY_DATA
+
+SCHEMA_ABOUT = SCHEMA + "about"
 
 _SHARED_NODES = (WDV, WDREF)
 
@@ -48,8 +50,16 @@ def replace_in_triples(store, change: TripleChange) -> TripleChangeReport:
     shared: set[str] = set()
     graph = ox.DefaultGraph()
     subjects = sorted(change.gone)
-    # An entity's RDF also describes its document (data:Q42: version, dates, sitelink count).
-    subjects += [WIKIDATA_ENTITY_DATA + iri[len(WD):] for iri in subjects if iri.startswith(WD)]
+    # An entity's RDF also describes its document (data:Q42: version, dates, sitelink
+    # count) and its sitelinks' articles, each `schema:about` it: those are its own too.
+    about = ox.NamedNode(SCHEMA_ABOUT)
+    for iri in list(subjects):
+        described = {q.subject.value for q in rdf.quads_for_pattern(None, about, ox.NamedNode(iri), graph)
+                     if isinstance(q.subject, ox.NamedNode)}
+        if iri.startswith(WD):
+            described.add(WIKIDATA_ENTITY_DATA + iri[len(WD):])
+        subjects += sorted(described - owners)
+        owners |= described
     for iri in subjects:
         for quad in rdf.quads_for_pattern(ox.NamedNode(iri), None, None, graph):
             owned.append(quad)

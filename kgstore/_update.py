@@ -38,7 +38,7 @@ from .terms import SCHEMA, WD
 UPDATE_FORMATS = ("wikidata-json", "wikidata-rdf")  # entity documents; Freebase and TSV only append
 SCHEMA_ABOUT = SCHEMA + "about"
 DERIVED_BEHIND = "derived_behind"  # meta key: the graph and the index have not seen an update yet
-SEEN_DDL = "CREATE TABLE IF NOT EXISTS update_seen (run_id INTEGER, iri VARCHAR)"
+SEEN_DDL = "CREATE TABLE IF NOT EXISTS update_seen (run_id INTEGER, iri VARCHAR)"  # documents a run applied
 DELETE_CHUNK = 5000
 
 
@@ -123,7 +123,9 @@ def update(store: Store, fmt: str, path: str | os.PathLike, *, options: LoadOpti
                                        fmt=run_format, options=opts)
             start, counts = None, Counter()
     summary = UpdateSummary(path, fmt, run_id, "failed", resumed_from_line=start.line_no if start else 0)
-    applier = _BatchApplier(store, run_id, os.path.abspath(path), counts, seen=drop_missing)
+    # An entity's RDF may span batches: the parts of one file are one document, replaced
+    # once. JSON documents are whole: a second one of the same entity is a newer version.
+    applier = _BatchApplier(store, run_id, os.path.abspath(path), counts, once_per_run=fmt == "wikidata-rdf")
     try:
         position = start
         for batch in loader.batches(path, options, start):
@@ -169,7 +171,7 @@ def delete_entities(store: Store, refs: Iterable[str]) -> dict:
     with store.catalog.transaction() as con:
         run_id = Catalog.start_run(con, file="(kgstore delete)", size=0, checksum="", fmt="delete",
                                    options={"ids": len(iris)})
-    applier = _BatchApplier(store, run_id, "(kgstore delete)", counts, seen=False)
+    applier = _BatchApplier(store, run_id, "(kgstore delete)", counts)
     for chunk in _chunks(iris, DELETE_CHUNK):
         applier.apply(Batch(checkpoint=Checkpoint(0, 0), deleted=chunk))
     with store.catalog.transaction() as con:
@@ -193,12 +195,17 @@ class _BatchApplier:
     rows with the checkpoint (one DuckDB transaction); the checkpoint never gets ahead of
     the triples, and a rerun of the same batch changes nothing more."""
 
-    def __init__(self, store: Store, run_id: int, file: str, counts: Counter, *, seen: bool):
-        self.store, self.run_id, self.file, self.counts, self.seen = store, run_id, file, counts, seen
+    def __init__(self, store: Store, run_id: int, file: str, counts: Counter, *, once_per_run: bool = False):
+        self.store, self.run_id, self.file, self.counts = store, run_id, file, counts
+        self.once_per_run = once_per_run
+        with store.catalog.connect() as con:  # what this run replaced before a kill
+            self.replaced = {r[0] for r in con.execute("SELECT iri FROM update_seen WHERE run_id = ?",
+                                                       [run_id]).fetchall()} if once_per_run else set()
 
     def apply(self, batch: Batch) -> None:
         documents = _documents_of(batch)
-        gone = frozenset(documents) | frozenset(batch.deleted) | frozenset(s for s, _ in batch.redirects)
+        replacing = [iri for iri in documents if iri not in self.replaced] if self.once_per_run else documents
+        gone = frozenset(replacing) | frozenset(batch.deleted) | frozenset(s for s, _ in batch.redirects)
         redirects = tuple(batch.redirects)
         if gone or batch.triples:
             ntriples = ntriples_bytes(triple_columns(batch.triples)) if batch.triples else b""
@@ -208,19 +215,21 @@ class _BatchApplier:
                                entities=Catalog.entities_table(batch.entities), relations=list(batch.relations),
                                rejected=list(batch.rejected), documents=frozenset(documents))
         after = Counter(self.counts)
-        after["documents"] += len(documents)
+        after["documents"] += len(set(documents) - self.replaced) if self.once_per_run else len(documents)
         after["deleted"] += len(set(batch.deleted))
         after["redirected"] += len(redirects)
         after["rejected"] += len(batch.rejected)
         after["triples"] += len(batch.triples)
         with self.store.catalog.transaction() as con:
             after["facts"] += replace_in_catalog(con, change, run_id=self.run_id, file=self.file)
-            if self.seen and documents:
+            if documents:  # for --drop-missing, and for RDF documents that span batches
                 con.execute("INSERT INTO update_seen SELECT ?, unnest(?::VARCHAR[])", [self.run_id, sorted(documents)])
             Catalog.set_meta(con, DERIVED_BEHIND, str(self.run_id))
             Catalog.checkpoint(con, self.run_id, batch.checkpoint.offset, batch.checkpoint.line_no, dict(after))
         self.counts.clear()
         self.counts.update(after)
+        if self.once_per_run:
+            self.replaced.update(documents)
 
 
 def _documents_of(batch: Batch) -> list[str]:

@@ -181,3 +181,30 @@ def test_update_refuses_append_only_formats(tmp_path):
     with Store.init(path) as store:
         with pytest.raises(kgstore.IngestError, match="append|adds"):
             kgstore.update(store, "tsv", SAMPLE)
+
+
+def test_entity_rdf_replaces_like_json_across_batches(shared_data, tmp_path):
+    """Special:EntityData/Q42.ttl, then a newer one: the store equals a fresh load of the
+    newer one (its statement, value and reference nodes, sitelink articles and dataset
+    record included), also when the entity spans several batches."""
+    from store_state import store_state
+
+    old_ttl = shared_data / "formats" / "wikidata_rdf" / "full_ttl" / "wqrdf_Q42.ttl"
+    text = old_ttl.read_text(encoding="utf-8")
+    assert "wdt:P19 wd:Q350" in text and '"Douglas Adams"@en' in text
+    newer = (text.replace("wd:Q350", "wd:Q84")  # born in London, not Cambridge, in every statement
+             .replace('"Douglas Adams"@en', '"Douglas Noël Adams"@en')
+             .replace('"1997465481"^^xsd:integer', '"2000000000"^^xsd:integer'))
+    new_ttl = tmp_path / "Q42-newer.ttl"
+    new_ttl.write_text(newer, encoding="utf-8")
+    options = kgstore.LoadOptions(batch_size=1000)
+    with Store.init(tmp_path / "updated") as store:
+        kgstore.ingest(store, "wikidata-rdf", old_ttl, options=options)
+        summary = kgstore.update(store, "wikidata-rdf", new_ttl, options=options)
+        assert summary.counts["documents"] == 1
+        assert [r["o"].value for r in store.query("SELECT ?o WHERE { wd:Q42 wdt:P19 ?o }")] == [WD + "Q84"]
+    with Store.init(tmp_path / "fresh") as store:
+        kgstore.ingest(store, "wikidata-rdf", new_ttl, options=options)
+    updated = store_state(tmp_path / "updated", graph=False, index=False)
+    fresh = store_state(tmp_path / "fresh", graph=False, index=False)
+    assert updated.differences(fresh) == {}
