@@ -66,7 +66,8 @@ def mutate(entities: list[dict], *, seed: int, share: float = 0.1, deleted: floa
     newer = {e["id"]: copy.deepcopy(e) for e in entities}
     items = [e["id"] for e in entities if e.get("type") == "item"]
     rng.shuffle(items)
-    n_changed, n_deleted, n_redirected = (max(1, int(len(items) * f)) for f in (share, deleted, redirected))
+    n_changed, n_deleted, n_redirected = (max(1, int(len(items) * f)) if f else 0
+                                          for f in (share, deleted, redirected))
     changed = items[:n_changed]
     gone = items[n_changed:n_changed + n_deleted]
     merged = items[n_changed + n_deleted:n_changed + n_deleted + n_redirected]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from ._catalog import Catalog
+from ._triple_replace import final_target
 from .records import RejectedLine, RelationRecord
 from .terms import WD, WDT
 
@@ -64,8 +65,8 @@ def replace_in_catalog(con, change: CatalogChange, *, run_id: int, file: str) ->
                     "UNION SELECT DISTINCT s FROM _new_facts")
         con.execute("INSERT INTO _touched_p SELECT DISTINCT p FROM _new_facts")
         con.unregister("_new_facts")
-    for source, target in change.redirects:
-        _redirect(con, source, target)
+    if change.redirects:
+        _redirect(con, change.redirects)
     _refresh_counts(con, sorted(change.documents))
     for name in ("_gone", "_touched", "_touched_p"):
         con.execute(f"DROP TABLE IF EXISTS {name}")
@@ -103,20 +104,33 @@ def _distinct(facts: pa.Table | None) -> pa.Table | None:
     return grouped.select(facts.column_names).cast(facts.schema)
 
 
-def _redirect(con, source: str, target: str) -> None:
-    """``source`` now redirects to ``target``: its incoming facts move there (kept once
-    where the target already had them), earlier redirects to it follow, and it is recorded
-    so that ``source`` still resolves."""
-    con.execute("INSERT INTO _touched VALUES (?), (?)", [source, target])
-    con.execute("INSERT INTO _touched SELECT DISTINCT s FROM statements WHERE o = ? AND NOT o_literal", [source])
+def _redirect(con, redirects: tuple[tuple[str, str], ...]) -> None:
+    """Each source now redirects to its target: its incoming facts move there (kept once
+    where the target already had them), earlier redirects to it follow, and it is
+    recorded so that the source still resolves. Set-based: one pass over the facts for
+    all the batch's redirects (one pass each measured 0.2 s at 100,000 entities)."""
+    targets = dict(redirects)
+    moves = [(source, final_target(target, targets)) for source, target in targets.items()]
+    con.register("_moves_arrow", pa.table({"source": [m[0] for m in moves], "target": [m[1] for m in moves]}))
+    con.execute("CREATE OR REPLACE TEMP TABLE _moves AS SELECT * FROM _moves_arrow")
+    con.unregister("_moves_arrow")
+    con.execute("INSERT INTO _touched SELECT source FROM _moves UNION SELECT target FROM _moves")
+    con.execute("INSERT INTO _touched SELECT DISTINCT s FROM statements "
+                "WHERE NOT o_literal AND o IN (SELECT source FROM _moves)")
+    con.execute("UPDATE statements SET o = m.target FROM _moves m WHERE statements.o = m.source "
+                "AND NOT statements.o_literal")
+    # A moved fact the subject already stated about the target (or moved there from two
+    # sources) is kept once: the statements table is a set.
     con.execute("""
-        DELETE FROM statements WHERE o = $1 AND NOT o_literal AND EXISTS (
-            SELECT 1 FROM statements t WHERE t.s = statements.s AND t.p = statements.p AND t.o = $2
-              AND NOT t.o_literal)
-    """, [source, target])
-    con.execute("UPDATE statements SET o = $2 WHERE o = $1 AND NOT o_literal", [source, target])
-    con.execute("UPDATE redirects SET to_iri = $2 WHERE to_iri = $1", [source, target])
-    con.execute("INSERT OR REPLACE INTO redirects VALUES ($1, $2)", [source, target])
+        DELETE FROM statements WHERE rowid IN (
+            SELECT rowid FROM (
+                SELECT rowid, row_number() OVER (PARTITION BY s, p, o, datatype, lang ORDER BY run_id, rowid) AS n
+                FROM statements WHERE NOT o_literal AND o IN (SELECT target FROM _moves))
+            WHERE n > 1)
+    """)
+    con.execute("UPDATE redirects SET to_iri = m.target FROM _moves m WHERE redirects.to_iri = m.source")
+    con.execute("INSERT OR REPLACE INTO redirects SELECT source, target FROM _moves")
+    con.execute("DROP TABLE IF EXISTS _moves")
 
 
 def _refresh_counts(con, documents: list[str]) -> None:

@@ -80,7 +80,7 @@ def replace_in_triples(store, change: TripleChange) -> TripleChangeReport:
             if quad.subject.value in owners:
                 continue  # the subject's own triples go with it (and come back from its new document)
             removed_incoming.append(quad)
-            moved.append(f"{quad.subject} {quad.predicate} <{_final(target, targets)}> .")
+            moved.append(f"{quad.subject} {quad.predicate} <{final_target(target, targets)}> .")
     report.removed, report.moved = len(owned), len(moved)
     # In this order: a moved triple may be about a shared node that nothing uses any
     # more (a reference of a replaced statement), which must then go too.
@@ -105,7 +105,7 @@ def _line(quad: ox.Quad) -> str:
     return f"{quad.subject} {quad.predicate} {quad.object} ."
 
 
-def _final(target: str, targets: dict[str, str]) -> str:
+def final_target(target: str, targets: dict[str, str]) -> str:
     """Where a chain of redirects in one batch ends (A to B, B to C: A to C)."""
     seen = set()
     while target in targets and target not in seen:
@@ -119,5 +119,5 @@ def _redirected(ntriples: bytes, targets: dict[str, str]) -> str:
     pointing at its target: the redirect is the newer truth."""
     text = ntriples.decode("utf-8")
     for source in targets:
-        text = text.replace(f"> <{source}> .\n", f"> <{_final(source, targets)}> .\n")
+        text = text.replace(f"> <{source}> .\n", f"> <{final_target(source, targets)}> .\n")
     return text

@@ -208,3 +208,67 @@ def test_entity_rdf_replaces_like_json_across_batches(shared_data, tmp_path):
     updated = store_state(tmp_path / "updated", graph=False, index=False)
     fresh = store_state(tmp_path / "fresh", graph=False, index=False)
     assert updated.differences(fresh) == {}
+
+
+def test_drop_missing_deletes_only_when_asked(tmp_path):
+    path = tmp_path / "s"
+    run("init", path)
+    run("ingest", path, "wikidata-json", SAMPLE)
+    kept = [e for e in json.loads(SAMPLE.read_text()) if e["id"] not in (LIMA, "Q5451")]
+    newer = tmp_path / "newer-dump.json"
+    newer.write_text("[\n" + ",\n".join(json.dumps(e) for e in kept) + "\n]\n")
+    run("update", path, newer)  # a partial file: nothing is deleted
+    with Store.open(path, read_only=True) as store:
+        assert store.entity(LIMA).label == "Lima"
+    run("update", path, newer, "--drop-missing")
+    with Store.open(path, read_only=True) as store:
+        assert not bool(store.query(f"ASK {{ wd:{LIMA} ?p ?o }}")) and not bool(store.query("ASK { wd:Q5451 ?p ?o }"))
+        assert store.entity(LIMA).label is None  # Peru still names it: a bare node
+        assert store.entity(PERU).label == "Peru"
+
+
+def test_a_waiting_writer_says_at_once_who_holds_the_catalog(tmp_path):
+    """A reader holding the catalog (as a busy `kgstore serve` does) makes `kgstore update`
+    wait: it says so on stderr at once, naming the holder's pid, and goes on when it may."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "s"
+    run("init", path)
+    run("ingest", path, "wikidata-json", SAMPLE)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import duckdb, sys, time\n"
+        f"con = duckdb.connect({str(path / 'catalog.duckdb')!r}, read_only=True)\n"
+        "print('held', flush=True)\ntime.sleep(600)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        writer = subprocess.Popen([sys.executable, "-c", "from kgstore.cli import main; main()", "update", str(path),
+                                   str(peru_change(tmp_path)), "--no-index"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = writer.stderr.readline()  # the writer's first word, while the holder holds on
+        assert f"waiting for the catalog of {path}: held by pid {holder.pid}" in first, first
+    finally:
+        holder.kill()  # the holder lets go: the writer goes on
+        holder.wait()
+    out, err = writer.communicate(timeout=300)
+    assert writer.returncode == 0, err
+    with Store.open(path, read_only=True) as store:
+        assert store.entity(PERU).label == "Republic of Peru"
+
+
+@pytest.mark.neo4j
+def test_peru_update_reaches_neo4j_through_the_same_graph_api(tmp_path, use_bolt):
+    path = tmp_path / "s"
+    run("init", path)
+    run("ingest", path, "wikidata-json", SAMPLE)
+    use_bolt(path)
+    run("graph", "sync", path)
+    output = run("update", path, peru_change(tmp_path), "--no-index")
+    assert "Property graph (incremental sync)" in output
+    with Store.open(path, read_only=True) as store, open_graph(store) as graph:
+        assert graph.name == "neo4j"
+        rows = graph.query("MATCH (p:Entity {iri: $iri})-[r:REL]->(c:Entity) WHERE r.pid IN ['P36', 'P47'] "
+                           "RETURN p.label AS label, r.pid AS pid, c.iri AS c", {"iri": WD + PERU})
+    assert {r["label"] for r in rows} == {"Republic of Peru"}
+    assert [r["c"] for r in rows if r["pid"] == "P36"] == [WD + CUSCO]
+    assert WD + COLOMBIA not in [r["c"] for r in rows if r["pid"] == "P47"]

@@ -26,8 +26,9 @@ from ._common import STORE_ARG, emit_mapping, format_option, open_store
               help="Documents per committed batch; a checkpoint follows each batch.")
 @click.option("--no-graph", is_flag=True, help="Leave the property graph for a later `kgstore graph sync`.")
 @click.option("--no-index", is_flag=True, help="Leave the semantic index for a later `kgstore index`.")
-@click.option("--server", metavar="URL", help="Send FILE to a running `kgstore serve` at URL, which applies it "
-                                               "and serves the new data without a restart (STORE is then ignored).")
+@click.option("--server", metavar="URL",
+              help="Send FILE to a running `kgstore serve` at URL, which applies it and serves the new data "
+                   "without a restart (give only FILE: the server knows its store).")
 @click.option("--token", envvar="KGSTORE_TOKEN", help="With --server: the server's Bearer token.")
 @format_option("table", "json")
 @click.pass_context

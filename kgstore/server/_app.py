@@ -124,15 +124,17 @@ async def _sparql(request: Request) -> Response:
         body = await request.body() if request.method == "POST" else b""
         parsed = parse_request(request.method, request.headers.get("content-type"),
                                _multi(request.query_params.multi_items()), body)
-        snapshot = state.snapshot
-        written = inline_lookup(state, parsed, accept)  # a one-pattern lookup, run here (see _lookup_route)
-        if written is None:
-            # The worker runs the query and writes the document: the loop only sends it.
-            written = await write_bounded_async(snapshot.lookup, parsed.query, lambda kind: choose_format(accept, kind),
-                                                timeout_s=state.timeout_s, max_rows=state.max_rows,
-                                                default_graph=parsed.default_graphs,
-                                                named_graphs=parsed.named_graphs,
-                                                prefixes=snapshot.lookup.config.prefixes, pool=state.pool)
+        async with state.gate.reading():  # an update through this server: wait for its new data
+            snapshot = state.snapshot
+            written = inline_lookup(state, parsed, accept)  # a one-pattern lookup, run here (see _lookup_route)
+            if written is None:
+                # The worker runs the query and writes the document: the loop only sends it.
+                written = await write_bounded_async(snapshot.lookup, parsed.query,
+                                                    lambda kind: choose_format(accept, kind),
+                                                    timeout_s=state.timeout_s, max_rows=state.max_rows,
+                                                    default_graph=parsed.default_graphs,
+                                                    named_graphs=parsed.named_graphs,
+                                                    prefixes=snapshot.lookup.config.prefixes, pool=state.pool)
     except ProtocolError as exc:
         return PlainTextResponse(exc.message + "\n", status_code=exc.status)
     except (QueryError, StoreClosedError, EndpointError) as exc:

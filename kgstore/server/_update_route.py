@@ -5,15 +5,13 @@ keeps it under ``STORE/updates/`` (named by its content, so that a retry after a
 resumes the same run), runs `kgstore update` on it in a child process, and then serves
 the new snapshot.
 
-No request fails, and none is answered from a mix of versions:
-
-* SPARQL reads the Oxigraph snapshot the server opened, which a writer does not change:
-  it answers from the old data until the update ends, then from the new.
-* What reads the catalog, the index or the graph (/search, /link, /entity, /stats, /ask)
-  passes a :class:`ReadGate`. An update closes it: requests in flight finish on the old
-  data, new ones wait, the child process gets the catalog to itself (a DuckDB file has
-  one writer or many readers, never both), and once the new snapshot is open the
-  waiting requests are answered from it. They wait for the length of the update.
+No request fails, and none is answered from a mix of versions: every request that reads
+the store (SPARQL, /search, /link, /entity, /stats, /ask) passes a :class:`ReadGate`. An
+update closes it: requests in flight finish on the old data, new ones wait, the child
+process gets the store to itself (a DuckDB file has one writer or many readers, never
+both, and pyoxigraph calls a read-only handle beside a writing process undefined
+behaviour), and once the new snapshot is open the waiting requests are answered from it.
+They wait for the length of the update.
 """
 from __future__ import annotations
 
