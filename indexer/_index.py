@@ -21,7 +21,7 @@ from ._records import KINDS, Candidate, SearchHit
 from ._snapshot import RowSnapshot, rows_path
 from ._tables import has_tables, read_manifests
 from ._triples_on_the_fly import OnTheFlyTriples
-from ._verbalize import clean, name_key
+from ._verbalize import clean, fold, name_key, stem
 
 MAX_LEXICAL = 300
 LINKED_FOR_TRIPLE_SEARCH = 3  # entities named in a text whose facts a search without a triple index reads
@@ -249,6 +249,14 @@ class Index:
     def _popularity_ceiling(self) -> int:
         """The store's highest popularity (read with the label file), the scale of the prior."""
         return self._labels.max_popularity if self._labels is not None else 0
+
+    def relation_word(self, word: str) -> bool:
+        """Whether ``word`` is a word of the store's relation labels ("directed", "currency"):
+        in a question it names what is asked about, not the entity asked about."""
+        if self._stems is None:
+            with self.store.catalog.connect() as con:
+                self._schema_stems(con)
+        return stem(fold(word)) in self._stems
 
     def _schema_stems(self, con) -> frozenset[str]:
         if self._stems is None:

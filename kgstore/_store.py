@@ -337,12 +337,21 @@ class Store:
 
     def popularity(self, iris: Iterable[str]) -> dict[str, int]:
         """Catalog popularity (facts as subject plus as object) of each IRI; 0 if unknown."""
+        return self._counts("entities", "popularity", iris)
+
+    def relation_usage(self, iris: Iterable[str]) -> dict[str, int]:
+        """How many facts of the store use each relation IRI (its catalog usage); 0 if unknown.
+        The relations a store holds most are the ones that tell most about its entities."""
+        return self._counts("relations", "usage", iris)
+
+    def _counts(self, table: str, column: str, iris: Iterable[str]) -> dict[str, int]:
+        """A count column of the catalog (``table`` is entities or relations) for each IRI; 0 if unknown."""
         wanted = sorted(set(iris))
         if not wanted:
             return {}
         with self.catalog.connect() as con:
-            rows = con.execute("SELECT iri, popularity FROM entities WHERE list_contains(?, iri)", [wanted]).fetchall()
-        found = {iri: int(pop or 0) for iri, pop in rows}
+            rows = con.execute(f"SELECT iri, {column} FROM {table} WHERE list_contains(?, iri)", [wanted]).fetchall()
+        found = {iri: int(n or 0) for iri, n in rows}
         return {iri: found.get(iri, 0) for iri in wanted}
 
     def mediators(self, iris: Iterable[str]) -> set[str]:

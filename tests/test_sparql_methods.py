@@ -233,6 +233,19 @@ def test_pgmr_refuses_a_placeholder_below_the_threshold(store):
     assert result.refused and "[ENT: Andes] found nothing (best 'Andes' at 1.000 < 1.01)" in result.refusal.message
 
 
+def test_pgmr_drops_an_entity_the_question_never_mentions_and_keeps_the_rest(store):
+    # the draft adds Nepal, which the question does not name: the query runs without it
+    draft = "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x . ?x [REL: shares border with] [ENT: Nepal] }"
+    result, _ = ask(store, [draft], "pgmr", question="which countries does the andes cover")
+    assert not result.refused and set(result.answers) == ANDES_COUNTRIES
+    assert result.trace["names"]["invented"] == ["Nepal"]
+    # a name typed short or in part is mentioned, not invented
+    result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x . "
+                            "?x [REL: shares border with] [ENT: Peru] }"], "pgmr",
+                    question="which andes countries border peru")
+    assert "invented" not in result.trace.get("names", {})
+
+
 def test_pgmr_retries_a_query_of_the_wrong_shape_once(store):
     result, llm = ask(store, ["SELECT ?x WHERE { [ENT: Andes] ?x }",
                               "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }"], "pgmr")
@@ -375,12 +388,19 @@ def test_examples_are_real_paths_scored_hop_by_hop():
 def test_cascade_falls_back_to_pseudo_graph_only_when_pgmr_cannot_build_a_query(store):
     cypher = ('```cypher\nCREATE (andes:MountainRange {name: "Andes"}),\n'
               '       (andes)-[:COUNTRY]->(:Country {name: "Peru"})\n```')
-    # a query that names no entity to start from: pseudo-graph takes over
-    result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { ?y [REL: mountain range] ?z . ?y [REL: country] ?x }",
-                              cypher, "Andes | country\n", "The Andes cover {Peru}"], "cascade")
+    # a query that names no entity to start from: pseudo-graph takes over (composing left out)
+    no_entity = "SELECT DISTINCT ?x WHERE { ?y [REL: mountain range] ?z . ?y [REL: country] ?x }"
+    result, llm = ask(store, [no_entity, cypher, "Andes | country\n", "The Andes cover {Peru}"], "cascade",
+                      compose=False)
     assert result.method == "cascade" and result.answers == ["Peru"]
     assert result.trace["cascade"] == {"first": "pgmr", "first_refusal": "no_entity"}
     assert result.tokens.calls == 4 == len(llm.calls)
+    # by default the store composes first: the query graphs around the Andes, each judged
+    def judge(messages):
+        return "yes" if "Query: what is the country of Andes\n" in messages[-1]["content"] else "no"
+    result, llm = ask(store, [no_entity] + [judge] * 6, "cascade")
+    assert result.trace["cascade"]["composed"] is True and set(result.answers) == ANDES_COUNTRIES
+    assert all(c["grammar"] == 'root ::= "yes" | "no"\n' for c in llm.calls[1:])
     # a name the store lacks: pgmr's refusal stands, pseudo-graph is never asked
     result, llm = ask(store, ["SELECT DISTINCT ?x WHERE { [ENT: Zorblax Mountains] [REL: country] ?x }"], "cascade",
                       question="which countries do the zorblax mountains cover?")

@@ -66,11 +66,17 @@ def ask_cmd(ctx, targets, questions_file, out, resume, server, token, timeout_s,
     (default: the packaged Qwen2.5-Coder-1.5B-Instruct GGUF, run in-process by llama.cpp).
 
     \b
+    An open question ("Tell me about X", "What do you know about X?", "Describe X",
+    "Why is X famous?") gets 1-6 sentences written from verified store facts, each citing
+    the facts it rests on, whatever the method; see docs/open-answers.md.
+
+    \b
     Examples:
       kgstore ask ./mystore "Which countries does the Andes cover?"
       kgstore ask ./mystore "Which countries does the Andes cover?" --method memq --trace
       kgstore ask ./mystore "Who covers more countries, the Andes or the Himalayas?" --method pseudo-graph
       kgstore ask ./mystore "..." --method qsm --format json
+      kgstore ask ./mystore "Tell me about Douglas Adams" --format json   # text, sentences, facts
       kgstore ask ./mystore --questions questions.txt          # answers in questions.answers.jsonl
       kgstore ask ./mystore --questions questions.txt --resume # after Ctrl-C: ask only the rest
       kgstore ask ./mystore --questions qs.jsonl --out - | jq -r .answers[0]
@@ -185,7 +191,9 @@ def _print_answer(doc: dict, prefixes: dict[str, str], *, trace: bool) -> None:
     from kgstore.terms import shorten
 
     console = Console(width=max(100, Console().width))
-    if doc["refused"]:
+    if doc.get("text") is not None:
+        _print_open_answer(doc, console, prefixes)
+    elif doc["refused"]:
         console.print(f"[bold yellow]Refused[/] ({escape(doc['refusal']['reason'])}): "
                       f"{escape(doc['refusal']['message'])}")
     else:
@@ -205,7 +213,7 @@ def _print_answer(doc: dict, prefixes: dict[str, str], *, trace: bool) -> None:
         said = (escape(f"applied along {c.get('relation')}") if c.get("applied")
                 else "[yellow]not applied[/]: " + escape(c.get("why", "")))
         console.print(f"[dim]Constraint:[/] {escape(str(c['constraint']))} — {said}")
-    if doc.get("evidence"):
+    if doc.get("evidence") and doc.get("text") is None:
         from qa import literal_value
 
         rows = [{"subject": f"{e['s_label'] or ''} ({shorten(e['s'], prefixes)})",
@@ -220,3 +228,22 @@ def _print_answer(doc: dict, prefixes: dict[str, str], *, trace: bool) -> None:
     if trace:
         console.rule("trace")
         console.print_json(json.dumps(doc.get("trace", {}), ensure_ascii=False, default=str))
+
+
+def _print_open_answer(doc: dict, console, prefixes: dict[str, str]) -> None:
+    """An open answer: the paragraph, each sentence with its citations, then the facts cited
+    (each with its store triples' subject IRI, and its store when there are several)."""
+    from rich.markup import escape
+
+    from kgstore.terms import shorten
+
+    console.print(f"[bold green]Answer:[/] {escape(doc['text'])}")
+    rows = []
+    for fact in doc.get("facts") or []:
+        first = (fact.get("evidence") or [{}])[0]
+        rows.append({"#": f"[{fact['n']}]", "subject": fact["subject"], "relation": fact["relation"],
+                     "value": "; ".join(fact["values"]),
+                     "about": shorten(first.get("s", ""), prefixes) if first else "",
+                     **({"store": fact["store"]} if fact.get("store") else {})})
+    if rows:
+        emit_rows(rows, list(rows[0]), "table", title="Facts cited")

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from kgstore.errors import LLMUnavailableError, QAError, VectorIndexError
 
 from ..llm import LLM, Completion
+from ..open import open_answer, read_open
 from ..prompts import render_prompt
 from ..shapes import answer_in_shape
 from ..steps import _sparql_build as sb
@@ -115,7 +116,12 @@ class QAMethod(ABC):
         return result
 
     def _answer_checked(self, question: str, run: MethodRun, allow_parametric: bool, in_shape: bool | None) -> Answer:
-        """The answer, after the name check of methods that link names."""
+        """The answer, after the name check of methods that link names. An open question
+        ("Tell me about X") gets a paragraph from verified store facts (:mod:`qa.open`),
+        whatever the method; a precise one goes on to the method."""
+        reading = read_open(question) if in_shape is not False else None
+        if reading is not None:
+            return open_answer(self.context, question, run, reading=reading)
         # a method run inside another's shape (in_shape=False: the cascade's) was checked there
         checked = self.checks_names and in_shape is not False
         absent = question_names_not_held(self.context.get_index(), question) if checked else []

@@ -1,13 +1,20 @@
-"""A cascade: a SPARQL method first, pseudo-graph when it could not build a query.
+"""A cascade: a SPARQL method first, then the query graph composed from the store, then
+pseudo-graph when neither could build a query.
 
 An executed query answers exactly or not at all, so the SPARQL method goes first. When
 it refused because it found no query that returns rows (the question's shape is beyond a
 few triple patterns, such as comparing two entities), pseudo-graph reads the store's facts
-instead. When the question names something the store lacks, the SPARQL method's refusal
+instead. Before that, the store enumerates the query graphs around the entities the
+question mentions and the model picks one (:mod:`qa.compose`): a draft that named an
+entity the question never mentions, or that linked a name as typed too weakly, is no
+longer the only road. When the question names something the store lacks, the SPARQL method's refusal
 stands: nothing else would find it either, and a namesake's facts would only mislead.
 """
 from __future__ import annotations
 
+import re
+
+from ..compose import compose_answer, read_question
 from ..steps._result import Answer
 from ._base import MethodRun, QAContext, QAMethod
 
@@ -22,18 +29,39 @@ class CascadeMethod(QAMethod):
     shapes = True  # around the whole cascade: its methods answer the chain inside a shape
     checks_names = True
 
-    def __init__(self, context: QAContext, *, first: str = "pgmr", then: str = "pseudo-graph"):
+    def __init__(self, context: QAContext, *, first: str = "pgmr", then: str = "pseudo-graph",
+                 compose: bool = True, compose_first: bool = False):
         super().__init__(context)
+        self.compose = compose
+        # the composed query graph before the first method's draft (a measurement of
+        # composing alone; the draft's method still answers what nothing composed answers)
+        self.compose_first = compose_first
         from . import make_method
 
         self.first = make_method(first, context)
         self.then = make_method(then, context)
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
+        if self.compose_first:
+            composed = compose_answer(self.store, self.context.get_index(), question, run, self.name)
+            if composed is not None and not composed.refused:
+                run.record("cascade", composed=True)
+                return composed
         first = self.first.answer(question, in_shape=False)
         run.record("cascade", first=self.first.name, first_refusal=first.refusal.reason if first.refusal else None)
         run.tokens.merge(first.tokens)
         run.trace[self.first.name] = first.trace
+        if not first.refused and self.compose and not self.compose_first:
+            refined = self.refined(question, first, run)
+            if refined is not None:
+                return refined
+        if first.refused and self.compose and not self.compose_first:
+            # a name the draft wrote that the store lacks is not found again in its parts
+            absent = tuple(re.findall(r"\[ENT: ([^\]]+)\] found nothing", first.refusal.message or ""))
+            composed = compose_answer(self.store, self.context.get_index(), question, run, self.name, absent=absent)
+            if composed is not None and not composed.refused:
+                run.record("cascade", composed=True)
+                return composed
         if not first.refused or first.refusal.reason in FINAL_REFUSALS:
             if first.refused and allow_parametric:
                 return self.refuse(question, run, first.refusal.reason, first.refusal.message, allow_parametric)
@@ -44,3 +72,19 @@ class CascadeMethod(QAMethod):
         run.trace[self.then.name] = second.trace
         second.method = self.name
         return second
+
+    def refined(self, question: str, first: Answer, run: MethodRun) -> Answer | None:
+        """The composed answer when it narrows the first method's: a constraint or an
+        ordering the draft left out ("who played meg in season 1 of family guy" answered
+        with the whole cast). Composed only for a question that could carry one (a second
+        mention, a constant, an ordering word), so a plain chain costs nothing more."""
+        index = self.context.get_index()
+        reading = read_question(index, question)
+        if not reading.may_constrain or not first.answer_iris:
+            return None
+        composed = compose_answer(self.store, index, question, run, self.name, reading=reading)
+        narrowed = (composed is not None and not composed.refused and composed.answer_iris
+                    and run.trace.get("compose", {}).get("stage") not in (None, "chain")
+                    and set(composed.answer_iris) < set(first.answer_iris))
+        run.record("cascade", refined=bool(narrowed))
+        return composed if narrowed else None

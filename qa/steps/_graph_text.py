@@ -16,6 +16,13 @@ from ._grounding import normalise_label
 _COUNT = re.compile(r"\s*\(\d+ values?\)")
 _UNMARKABLE = re.compile(r"[{}\r\n]")
 SEPARATOR = "; "
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def relation_words(relation: str) -> str:
+    """A relation as a model types it, in words: ``DIRECTED_BY`` → "directed by",
+    ``releaseYear`` → "release year"."""
+    return _CAMEL.sub(" ", relation).replace("_", " ").strip().lower()
 
 
 def triple_lines(triples: Iterable[tuple[str, str, str]], *, counts: bool = False) -> str:

@@ -33,6 +33,17 @@ def normalise_label(text: str) -> str:
     return _ARTICLE.sub("", text)
 
 
+def names_a_word_of(question: str, name: str) -> bool:
+    """Whether ``question`` writes at least one word of ``name`` (as :func:`normalise_label`
+    compares words; a word of three letters or more, or the whole name): "lincoln" names
+    *Abraham Lincoln*; a name none of whose words the question writes was made up by
+    whoever drafted it."""
+    asked = set(normalise_label(question).split())
+    words = normalise_label(name).split()
+    return bool(words) and (" ".join(words) in normalise_label(question)
+                            or any(len(w) >= 3 and w in asked for w in words))
+
+
 def marked_answers(text: str) -> list[str]:
     """The spans the model marked as answers with ``{...}``, in order, without duplicates."""
     seen, out = set(), []

@@ -95,6 +95,11 @@ class Answer:
     # what became of each constraint the question writes ("before 1980", "comedies"):
     # applied along a relation, or not applied and why (qa.steps._query_graph.Grounded)
     constraints: list[dict[str, Any]] = field(default_factory=list)
+    # an open answer ("Tell me about X", qa.open): the paragraph, its sentences with the numbers
+    # of the facts each cites, and those facts (qa.open.Fact.to_dict); None and empty otherwise
+    text: str | None = None
+    sentences: list[dict[str, Any]] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -114,6 +119,8 @@ class Answer:
             "evidence": [e.to_dict() for e in self.evidence],
             "seconds": round(self.seconds, 3), "tokens": self.tokens.to_dict(),
         }
+        if self.text is not None:
+            out.update(text=self.text, sentences=list(self.sentences), facts=list(self.facts))
         if trace:
             out["trace"] = self.trace
         return out

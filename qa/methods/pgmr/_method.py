@@ -45,6 +45,8 @@ from ...prompts import grammar_text
 from ...shapes import detect_shape
 from ...steps import _sparql_build as sb
 from ...steps._examples import store_examples
+from ...compose import read_question
+from ...steps._grounding import names_a_word_of
 from ...steps._mediators import through_a_shared_mediator
 from ...steps._path_grounding import ChainDraft, PathGrounder, asks_for_the_sharers
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
@@ -126,6 +128,16 @@ class PGMRMethod(QAMethod):
             if merged is not query:
                 run.record("names", merged=merged.entities(), written=query.entities())
                 query = merged
+            # an entity the draft names but the question never mentions was made up: the
+            # query runs without it, rather than being refused for it
+            invented = [n for n in query.entities() if not names_a_word_of(question, n)]
+            if invented and len(invented) < len(query.entities()):
+                # a name typed short ("uk") is mentioned when it links to what the name does
+                mentioned = {e.iri for m in read_question(index, question).mentions for e in m.entities}
+                invented = [n for n in invented if not any(c.iri in mentioned for c in index.link(n, k=3))]
+            if invented and len(invented) < len(query.entities()):
+                run.record("names", invented=invented, written=query.entities())
+                query = query.keeping_names([n for n in query.entities() if n not in invented])
         literal = literal_names(self.store, [n for n in query.entities() if not exact_entities(index, n, 1)])
         if literal:
             # a name the store holds as a value, not an entity ("[ENT: Indiana Jones]", a

@@ -32,14 +32,13 @@
 """
 from __future__ import annotations
 
-import re
-
 from kgstore.errors import CypherSyntaxError
 
 from ...prompts import grammar_text
 from ...sandbox import run_pseudo_graph
 from ...steps._answering import ask_for_answers, supporting_evidence
-from ...steps._graph_text import align_to_ground, fact_pairs, labelled, pair_lines_grammar, parse_triple_lines, triple_lines
+from ...steps._graph_text import (align_to_ground, fact_pairs, labelled, pair_lines_grammar, parse_triple_lines,
+                                  relation_words, triple_lines)
 from ...steps._grounding import ground_answers, normalise_label
 from ...steps._result import Answer, Evidence
 from ...steps._retrieval import entity_popularity, exact_entities, search_triples_about, search_triples_many
@@ -53,12 +52,6 @@ from ._pruning import EntityGroup, ground_graph_text, order_triples, prune
 # (the model's guessed values differ from the store's), while unrelated entities score
 # 0.34-0.45 (demo store: the Alps, absent, vs the Andes and the Himalayas at 0.88-0.94).
 DEFAULT_THRESHOLD = 0.55
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
-def relation_words(relation: str) -> str:
-    """``DIRECTED_BY`` → "directed by", ``releaseYear`` → "release year"."""
-    return _CAMEL.sub(" ", relation).replace("_", " ").strip().lower()
 
 
 def pseudo_triple_text(subject: str, relation: str, obj: str) -> str:

@@ -1,0 +1,57 @@
+"""Understanding a question by composing query graphs from the store and choosing among
+them, instead of reading its shape from English word rules.
+
+The steps, in order:
+
+1. ``_reading``: the question read once (:class:`QuestionReading`): linked mentions, the
+   constants it writes, its cue words. Nothing later reads the question string again.
+2. ``_candidates``: query graphs the store can answer, enumerated in stages (core chains
+   through mediators, then constraints, then aggregations), each one executed.
+3. ``_verbalize``: each candidate in words (pure).
+4. ``_choose``: the encoder shortlists, the model picks one by number, the pick is checked.
+
+:func:`compose_answer` runs them all and returns the standard :class:`qa.Answer`.
+"""
+from __future__ import annotations
+
+from ..steps import _sparql_build as sb
+from ._candidates import EntityTie, Ordering, QueryCandidate, ValueTie
+from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, rank
+from ._reading import LinkedEntity, Mention, QuestionReading, read_question, written_like
+from ._verbalize import verbalize
+
+
+def compose_answer(store, index, question: str, run, method: str, *,
+                   options: ComposeOptions = ComposeOptions(), reading: QuestionReading | None = None,
+                   absent: tuple[str, ...] = ()):
+    """The answer to ``question`` from the query graph the model picks among the store's
+    candidates, or None when the store offers no candidate that returns an answer.
+    ``absent``: names the store was found to lack, whose words name nothing else."""
+    reading = (reading or read_question(index, question)).without_absent(absent)
+    run.record("compose", reading=reading.to_dict())
+    candidates = enumerate_candidates(store, index.embed, reading, options)
+    scores = rank(index.embed, reading, candidates, options)
+    composed = choose(run, reading, candidates, scores, options)
+    run.record("compose", candidates=len(candidates),
+               options=[{"text": verbalize(c), "answers": list(c.answers[:3]), "size": c.size, "stage": c.stage,
+                         "score": round(s, 4), "model_p": mp}
+                        for c, s, mp in zip(composed.options, composed.scores, composed.model_p)] if composed else [],
+               chosen=verbalize(composed.chosen) if composed else None,
+               stage=composed.chosen.stage if composed else None)
+    if composed is None:
+        return None
+    query = composed.chosen.query()
+    rows, _ = sb.execute(store, query, timeout_s=options.timeout_s, max_rows=2000)
+    if not rows:
+        return None
+    if not query.count and not query.tail:
+        # a list's most prominent members first (the store's facts about each): the first
+        # answer is the one a reader takes
+        known = store.popularity(r["answer"].value for r in rows if hasattr(r["answer"], "value"))
+        rows.sort(key=lambda r: -known.get(getattr(r["answer"], "value", ""), 0))
+    return sb.query_answer(store, question, method, query, rows, limit=50, timeout_s=options.timeout_s)
+
+
+__all__ = ["compose_answer", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
+           "EntityTie", "ValueTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
+           "choose", "verbalize", "written_like"]

@@ -1,0 +1,279 @@
+"""The question, read once: the entities and values it mentions and its cue words.
+
+Every later step of composing (candidates, verbalizing, choosing, checking) takes this
+record and never goes back to the question string. A step that needs something new from
+the words adds a field here.
+
+Linking is generous on purpose. People type names in lower case, shortened ("lincoln",
+"seahawks"), without accents ("eva peron"), as adjectives ("jamaican") or by an alias the
+store holds ("uk"). A weak link is not a reason to refuse: it becomes one more candidate
+topic, and only a query graph that the store can execute, and that the model picks, turns
+it into an answer.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+from ..steps._query_graph import ValueConstraint, read_value_constraints
+from ..steps._retrieval import bracketed_spans
+
+# Words kept as features of the question, never as rules: the encoder and the model read
+# the question itself; these only break ties between candidates of the same score.
+CUE_WORDS = frozenset("""
+how many much number count first last earliest latest newest oldest most least highest lowest
+biggest largest smallest longest shortest before after since until not both and or same
+""".split())
+# cue words that ask for the first or last of several (a feature: an ordering candidate is
+# enumerated only for a question that has one)
+ORDER_CUES = frozenset("first last earliest latest newest oldest most least highest lowest biggest largest "
+                       "smallest longest shortest youngest".split())
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+@dataclass(frozen=True)
+class LinkedEntity:
+    """One entity a mention may mean: its IRI and label, the linker's ``score`` and how
+    it matched (``exact``, ``label``, ``alias``, ``vector``)."""
+
+    iri: str
+    label: str
+    score: float
+    match: str
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Words of the question that name something the store holds: the text as written,
+    its ``span`` in the question's ``text``, and the entities it may mean, best first."""
+
+    text: str
+    span: tuple[int, int]
+    entities: tuple[LinkedEntity, ...]
+    bracketed: bool = False
+
+    @property
+    def best(self) -> LinkedEntity:
+        return self.entities[0]
+
+
+@dataclass(frozen=True)
+class QuestionReading:
+    """The question as every composing step sees it.
+
+    ``question`` as asked; ``text`` with brackets removed (what the encoder and the model
+    read); ``mentions`` best first; ``values`` the constants it writes (years, numbers,
+    with their comparison); ``cues`` the cue words it uses (features only)."""
+
+    question: str
+    text: str
+    mentions: tuple[Mention, ...]
+    values: tuple[ValueConstraint, ...] = ()
+    cues: frozenset[str] = field(default_factory=frozenset)
+
+    def topics(self, per_mention: int = 2, limit: int = 4) -> list[tuple[Mention, LinkedEntity]]:
+        """Candidate topic entities: the best ``per_mention`` entities of each mention,
+        bracketed mentions first, then by the linker's score; at most ``limit``."""
+        pairs = [(m, e) for m in self.mentions for e in m.entities[:per_mention]]
+        pairs.sort(key=lambda pair: (not pair[0].bracketed, -pair[1].score))
+        seen: set[str] = set()
+        out = []
+        for mention, entity in pairs:
+            if entity.iri not in seen:
+                seen.add(entity.iri)
+                out.append((mention, entity))
+        return out[:limit]
+
+    def others(self, topic: LinkedEntity) -> list[LinkedEntity]:
+        """The best entity of every mention that does not overlap the one ``topic`` came
+        from: what a constraint may tie the answer to."""
+        own = [m.span for m in self.mentions if any(e.iri == topic.iri for e in m.entities)]
+        out = []
+        for m in self.mentions:
+            if any(m.span[0] < b and a < m.span[1] for a, b in own):
+                continue
+            if m.best.iri != topic.iri and m.best.iri not in {e.iri for e in out}:
+                out.append(m.best)
+        return out
+
+    def without_absent(self, names: Sequence[str]) -> "QuestionReading":
+        """The reading without the mentions that are part of a name the store was found to
+        lack ("park" of "zorblax park"), unless the entity bears that whole name."""
+        absent = [set(_folded_words(n)) for n in names if n.strip()]
+        if not absent:
+            return self
+        kept = []
+        for m in self.mentions:
+            words = set(_folded_words(m.text))
+            inside = [n for n, a in zip(names, absent) if words and words <= a]
+            entities = tuple(e for e in m.entities if all(written_like(n, e.label) for n in inside))
+            if entities:
+                kept.append(replace(m, entities=entities))
+        return replace(self, mentions=tuple(kept))
+
+    @property
+    def asks_order(self) -> bool:
+        """Whether the question has a word asking for the first or last of several."""
+        return bool(self.cues & ORDER_CUES)
+
+    @property
+    def may_constrain(self) -> bool:
+        """Whether a constraint or an ordering could be composed at all: a second mention, a
+        constant, or an ordering word. A plain chain question has none of them."""
+        return len(self.mentions) > 1 or bool(self.values) or self.asks_order
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "cues": sorted(self.cues),
+                "mentions": [{"text": m.text, "span": list(m.span), "bracketed": m.bracketed,
+                              "entities": [[e.iri, e.label, round(e.score, 4), e.match] for e in m.entities[:3]]}
+                             for m in self.mentions],
+                "values": [{"op": v.op, "low": v.low, "high": v.high, "year": v.year, "words": v.words}
+                           for v in self.values]}
+
+
+def unbracketed(question: str) -> tuple[str, list[tuple[int, int]]]:
+    """``question`` without its square brackets, and the spans the brackets marked, in the
+    text without them."""
+    out, spans, shift = [], [], 0
+    last = 0
+    for start, end in bracketed_spans(question):
+        out.append(question[last:start])
+        inner = question[start + 1:end - 1]
+        new_start = start - shift
+        out.append(inner)
+        spans.append((new_start, new_start + len(inner)))
+        shift += 2
+        last = end
+    out.append(question[last:])
+    return "".join(out), spans
+
+
+def read_question(index, question: str, *, k: int = 20, per_mention: int = 5) -> QuestionReading:
+    """``question`` read once with the store's ``index``: every name it mentions linked to
+    the store's entities (bracketed names each on their own, the rest from the whole
+    question), the constants it writes, and its cue words."""
+    text, marked = unbracketed(question.strip())
+    by_span: dict[tuple[int, int], list] = {}
+    for start, end in marked:
+        for c in index.link(text[start:end], k=per_mention):
+            if c.match == "vector":
+                continue  # a bracketed name is a name: a neighbour in meaning is someone else
+            by_span.setdefault((start, end), []).append(c)
+    for c in index.link_question(text, k=k):
+        span = c.span
+        if span is None or any(a <= span[0] and span[1] <= b for a, b in marked):
+            continue  # a bracketed name was linked whole
+        by_span.setdefault(tuple(span), []).append(c)
+    _add_typed_names(index, text, by_span)
+    mentions = []
+    for span, candidates in by_span.items():
+        entities = tuple(LinkedEntity(c.iri, c.label or c.iri, float(c.score), c.match)
+                         for c in sorted(candidates, key=lambda c: -c.score)[:per_mention])
+        mentions.append(Mention(text[span[0]:span[1]], span, entities, bracketed=span in marked))
+    mentions.sort(key=lambda m: (not m.bracketed, -m.best.score))
+    # a constant is read from the words outside the names ("1984" the film stays a name
+    # only when bracketed)
+    masked = list(text)
+    for m in mentions:
+        if m.bracketed or not _is_number(m.text):
+            for i in range(*m.span):
+                masked[i] = " "
+    values = tuple(read_value_constraints("".join(masked)))
+    cues = frozenset(w for w in (x.lower() for x in _WORD.findall(text)) if w in CUE_WORDS | ORDER_CUES)
+    return QuestionReading(question, text, tuple(mentions), values, cues)
+
+
+# A name typed as people type it ("celtics", "the eu", "lincoln", "united states") may match
+# no label or alias: the words are then read by meaning against the entity index. Only a
+# neighbour this close counts (names measured on WebQSP's dev-train half sit at 0.78-0.95;
+# the nearest wrong entity of a word that names nothing under 0.6).
+TYPED_NAME_SIMILARITY = 0.72
+_FUNCTION_WORDS = frozenset("""
+a an the this that these those of in on at to for by with from into about as and or but not no is are was were
+be been being am has have had do does did can could will would should may might must who whom whose what which
+when where why how i me my we our you your he him his she her it its they them their there here some any all
+each every other such than then so very just only name names list give tell show find play plays played
+""".split())
+
+
+def _add_typed_names(index, text: str, by_span: dict) -> None:
+    """Spans of one to three content words that no name found above covers, linked by
+    meaning: each becomes a mention with its close neighbours (match ``vector``)."""
+    if not index.can_search("entities"):
+        return
+    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+    covered = [span for span in by_span if any(c.match != "vector" for c in by_span[span])]
+    spans = []
+    for i in range(len(words)):
+        for j in range(i, min(i + 3, len(words))):
+            chunk = words[i:j + 1]
+            if chunk[0][2] in _FUNCTION_WORDS or chunk[-1][2] in _FUNCTION_WORDS or \
+                    any(_is_number(w) for *_, w in chunk):  # a number is a value, read as one
+                continue
+            if all(w in _FUNCTION_WORDS or index.relation_word(w) for *_, w in chunk):
+                continue  # "currency", "president": what is asked about, read by the chains
+            span = (chunk[0][0], chunk[-1][1])
+            if any(a < span[1] and span[0] < b for a, b in covered):
+                continue  # words of a name found by its name are that name's
+            spans.append(span)
+    if not spans:
+        return
+    from indexer import Candidate
+
+    hits = index.search_vectors("entities", index.embed([text[a:b] for a, b in spans]), 3)
+    named = {c.iri for span in covered for c in by_span[span]}
+    for span, found in zip(spans, hits):
+        close = [h for h in found if h.score >= TYPED_NAME_SIMILARITY and h.iri not in named
+                 and written_like(text[span[0]:span[1]], h.label or "", index)]
+        for h in close:
+            by_span.setdefault(span, []).append(
+                Candidate(h.iri, h.label, round(0.6 * float(h.score), 6), text[span[0]:span[1]], "vector",
+                          similarity=float(h.score), span=span))
+    # of two spans read by meaning, one inside the other, the closer reading stands
+    # ("united states", not "united" inside it)
+    by_meaning = [span for span in by_span if all(c.match == "vector" for c in by_span[span])]
+    best = {span: max(c.score for c in by_span[span]) for span in by_meaning}
+    for span in by_meaning:
+        for other in by_meaning:
+            if other != span and other in by_span and span in by_span and \
+                    span[0] <= other[0] and other[1] <= span[1]:
+                del by_span[other if best[span] >= best[other] else span]
+
+
+def written_like(typed: str, label: str, index=None) -> bool:
+    """Whether every word of ``typed`` that is no function word (nor, with ``index``, a word
+    of the store's relation labels) is written in ``label``: as one of its words, as the
+    start of one ("jamaican", "portuguese" of Jamaica, Portugal), or as its initials ("uk",
+    "the eu", "us" of United Kingdom, European Union, United States of America). Meaning
+    alone would take "zorblax mountains" for the Rocky Mountains: a name the store lacks."""
+    words = [w for w in _folded_words(typed) if w not in _FUNCTION_WORDS
+             and not (index is not None and index.relation_word(w))]
+    own = _folded_words(label)
+    initials = "".join(w[0] for w in own if w not in _FUNCTION_WORDS)
+    return bool(words) and all(
+        w in own or any(_common_prefix(w, o) >= max(4, int(0.6 * len(w))) for o in own)
+        or (len(w) <= 4 and initials.startswith(w) and len(w) >= 2) for w in words)
+
+
+def _folded_words(text: str) -> list[str]:
+    import unicodedata
+
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _is_number(text: str) -> bool:
+    return text.replace(",", "").replace(".", "").strip().isdigit()
+
+
+__all__ = ["CUE_WORDS", "ORDER_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]

@@ -1,0 +1,55 @@
+"""Query-graph candidates in plain words, for the encoder and the model to read. Pure."""
+from __future__ import annotations
+
+from ..steps._examples import Hop, hop_phrase
+from ._candidates import EntityTie, QueryCandidate, ValueTie
+
+_OPS = {"=": "in", ">": "after", ">=": "from", "<": "before", "<=": "up to"}
+
+
+def node_name(candidate: QueryCandidate, node: str) -> str:
+    """How a node of the chain is named in the words: the answer is "it", a middle node
+    by its position."""
+    if node == "?answer":
+        return "the answer"
+    return "the " + ("link" if candidate.path.hops == 2 else f"step {node[2:]}")
+
+
+def chain_text(candidate: QueryCandidate) -> str:
+    """The core chain: the topic, then each hop's reading ("what is the office of X; …")."""
+    given, parts = candidate.topic.label, []
+    for label, (_, back) in zip(candidate.path.labels, candidate.path.steps):
+        parts.append(hop_phrase(Hop(label, back), given, "what"))
+        given = "it"
+    return "; ".join(parts)
+
+
+def tie_text(candidate: QueryCandidate, tie) -> str:
+    node = node_name(candidate, tie.node)
+    if isinstance(tie, EntityTie):
+        if tie.backward:
+            return f"{tie.entity.label} {tie.relation_label} {node}"
+        return f"{node} {tie.relation_label} {tie.entity.label}"
+    if isinstance(tie, ValueTie):
+        v = tie.value
+        if v.op == "between":
+            return f"{node} {tie.relation_label} between {v.low:g} and {v.high:g}"
+        return f"{node} {tie.relation_label} {_OPS.get(v.op, v.op)} {v.low:g}"
+    return ""
+
+
+def verbalize(candidate: QueryCandidate) -> str:
+    """``candidate`` as one line of words: its chain, its constraints, its aggregation."""
+    text = chain_text(candidate)
+    for tie in candidate.ties:
+        text += f"; where {tie_text(candidate, tie)}"
+    if candidate.ordering:
+        o = candidate.ordering
+        text += f"; only the {'first (earliest, lowest)' if o.ascending else 'last (latest, highest)'} by " \
+                f"{node_name(candidate, o.node)}'s {o.relation_label}"
+    if candidate.count:
+        text = "how many: " + text
+    return text
+
+
+__all__ = ["verbalize", "chain_text", "tie_text"]

@@ -1,0 +1,59 @@
+"""The open answer, step by step: the ground graph (:mod:`._ground`), the writing
+(:mod:`._writer`), the check (:mod:`._checker`), and the record every front end shows: the
+paragraph, its sentences with the facts each cites, and the evidence."""
+from __future__ import annotations
+
+from ..steps._result import Answer, Refusal
+from ._checker import settle
+from ._facts import GroundGraph, Sentence
+from ._ground import DEFAULT_THRESHOLD, ground_graph
+from ._reading import OpenReading, read_open
+from ._writer import write
+
+METHOD = "open"
+
+
+def open_answer(context, question: str, run, *, reading: OpenReading | None = None, max_facts: int = 8,
+                threshold: float = DEFAULT_THRESHOLD, verify: bool = True, cover: bool = True,
+                subject: tuple[str, str] | None = None) -> Answer:
+    """A paragraph about the entity ``question`` asks about, from verified store facts only,
+    or a refusal when the store holds nothing about it."""
+    reading = reading or read_open(question)
+    if reading is None:
+        raise ValueError(f"not an open question: {question!r}")
+    run.record("reading", **reading.to_dict())
+    graph = ground_graph(context.store, context.get_index(("triples",)), question, reading, run,
+                         max_facts=max_facts, threshold=threshold, verify_sketch=verify, subject=subject)
+    if graph is None:
+        return _refusal(question, "not_in_store", f"not in the store: no entity is named {reading.subject!r}")
+    if not graph.facts:
+        return _refusal(question, "empty_ground_graph",
+                        f"not in the store: the store holds no facts about {graph.subject_label!r}")
+    drafts = write(run, question, graph.facts)
+    sentences = settle(drafts, graph.facts, question, cover=cover)
+    run.record("check", sentences=[s.to_dict() for s in sentences])
+    if not sentences:
+        return _refusal(question, "no_answer", "no sentence written from the store facts passed the check")
+    return answer_record(question, graph, sentences)
+
+
+def paragraph(sentences: list[Sentence]) -> str:
+    """The sentences as one paragraph, each followed by its citations: ``... Kathmandu [2].``"""
+    out = []
+    for s in sentences:
+        body = s.text[:-1] if s.text.endswith(".") else s.text
+        out.append(body + " " + "".join(f"[{n}]" for n in s.facts) + ".")
+    return " ".join(out)
+
+
+def answer_record(question: str, graph: GroundGraph, sentences: list[Sentence]) -> Answer:
+    cited = {n for s in sentences for n in s.facts}
+    facts = [f for f in graph.facts if f.n in cited]
+    text = paragraph(sentences)
+    return Answer(question=question, method=METHOD, answers=[text], answer_iris=[None],
+                  evidence=[e for f in facts for e in f.evidence], text=text,
+                  sentences=[s.to_dict() for s in sentences], facts=[f.to_dict() for f in facts])
+
+
+def _refusal(question: str, reason: str, message: str) -> Answer:
+    return Answer(question=question, method=METHOD, refusal=Refusal(reason, message))

@@ -1,0 +1,277 @@
+"""Composing query graphs from the store (qa.compose): the question read once, candidates
+enumerated in stages and executed, verbalized, shortlisted and picked.
+
+The scripted model picks the option whose words hold what the test names, so these tests
+check the enumeration, the verbalizing and the plumbing around the model; the real model's
+picks are measured by the benchmarks and shown in test_compose_llm.py."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import kgstore
+from kgstore import Store
+from qa import MethodRun, QAContext, ScriptedLLM
+from qa.compose import compose_answer, enumerate_candidates, rank, read_question, verbalize
+
+FILMS = """Night Harbor|directed_by|Ann Lee
+Night Harbor|has_genre|Comedy
+Night Harbor|release_year|1979
+Paper Lanterns|directed_by|Ann Lee
+Paper Lanterns|has_genre|Drama
+Paper Lanterns|release_year|1985
+Glass River|directed_by|Ann Lee
+Glass River|has_genre|Comedy
+Glass River|release_year|1999
+Quiet Engines|directed_by|Ann Lee
+Quiet Engines|has_genre|Thriller
+Quiet Engines|release_year|2007
+Salt Road|directed_by|Bo Park
+Salt Road|has_genre|Comedy
+Salt Road|release_year|1998
+Glass River|starred_actors|Bo Park
+"""
+
+# Freebase-shaped: a player's teams through roster (CVT) nodes, as WebQSP's paths are
+ROSTERS = """</en/hank_moss> <name> "Hank Moss" .
+</en/hank_moss> </sports/pro_athlete/teams> _:r1 .
+_:r1 </sports/sports_team_roster/team> </en/red_harbor> .
+_:r1 </sports/sports_team_roster/position> </en/wide_receiver> .
+</en/hank_moss> </sports/pro_athlete/teams> _:r2 .
+_:r2 </sports/sports_team_roster/team> </en/blue_ridge> .
+_:r2 </sports/sports_team_roster/position> </en/punt_returner> .
+</en/red_harbor> <name> "Red Harbor Gulls" .
+</en/blue_ridge> <name> "Blue Ridge Foxes" .
+</en/wide_receiver> <name> "Wide receiver" .
+</en/punt_returner> <name> "Punt returner" .
+</en/hank_moss> </people/person/place_of_birth> </en/lake_town> .
+</en/lake_town> <name> "Lake Town" .
+"""
+
+
+def _store(tmp_path_factory, name, fmt, text):
+    from indexer import build_index
+
+    folder = tmp_path_factory.mktemp(name)
+    (folder / "kb").write_text(text)
+    with Store.init(folder / "store") as store:
+        kgstore.ingest(store, fmt, folder / "kb")
+        build_index(store, kinds=("entities", "uris", "relations"))
+    store = Store.open(folder / "store", read_only=True)
+    return store, QAContext(store, ScriptedLLM([])).get_index()
+
+
+@pytest.fixture(scope="module")
+def films(tmp_path_factory):
+    store, index = _store(tmp_path_factory, "films", "tsv", FILMS)
+    with store:
+        yield store, index
+
+
+@pytest.fixture(scope="module")
+def rosters(tmp_path_factory):
+    store, index = _store(tmp_path_factory, "rosters", "freebase", ROSTERS)
+    with store:
+        yield store, index
+
+
+def judge(pattern: str):
+    """A scripted model that says yes to the option whose query in words matches ``pattern``."""
+    def say(messages):
+        query = re.search(r"^Query: (.*)$", messages[-1]["content"], re.M).group(1)
+        return "yes" if re.search(pattern, query) else "no"
+    return say
+
+
+def composed(store_index, question, pattern):
+    store, index = store_index
+    llm = ScriptedLLM([judge(pattern)] * 6)
+    run = MethodRun(llm)
+    with store.reading():
+        answer = compose_answer(store, index, question, run, "test")
+    return answer, run, llm
+
+
+# -- reading --------------------------------------------------------------------------------
+def test_the_question_is_read_once_into_linked_mentions_values_and_cues(films):
+    store, index = films
+    reading = read_question(index, "how many films did ann lee direct before 1990")
+    assert reading.mentions[0].text == "ann lee" and reading.mentions[0].best.label == "Ann Lee"
+    assert [(v.op, v.low, v.year) for v in reading.values] == [("<", 1990.0, True)]
+    assert {"how", "many", "before"} <= reading.cues
+
+
+def test_brackets_mark_a_name_and_are_read_out_of_the_text(films):
+    _, index = films
+    reading = read_question(index, "Which films did [Ann Lee] direct?")
+    assert reading.text == "Which films did Ann Lee direct?"
+    assert reading.mentions[0].bracketed and reading.mentions[0].span == (16, 23)
+
+
+@pytest.mark.parametrize("typed, label, like", [
+    ("celtics", "Boston Celtics", True), ("the eu", "European Union", True), ("uk", "United Kingdom", True),
+    ("jamaican", "Jamaica", True), ("lincoln", "Abraham Lincoln", True),
+    ("zorblax mountains", "Rocky Mountains", False), ("vp lincoln", "Abraham Lincoln", False),
+])
+def test_a_name_read_by_meaning_must_be_written_in_the_label(typed, label, like):
+    from qa.compose import written_like
+
+    assert written_like(typed, label) is like
+
+
+def test_the_parts_of_a_name_the_store_lacks_name_nothing_else(films):
+    _, index = films
+    reading = read_question(index, "which films did zorblax park direct")
+    assert [m.best.label for m in reading.mentions] == ["Bo Park"]  # "park", read alone
+    assert reading.without_absent(["Zorblax Park"]).mentions == ()
+    assert read_question(index, "which films did bo park direct").without_absent(["Zorblax"]).mentions[0].text == "bo park"
+
+
+def test_a_bracketed_name_the_store_lacks_links_to_nothing(films):
+    _, index = films
+    assert read_question(index, "Which films did [Zorblax Quintana] direct?").mentions == ()
+
+
+# -- enumeration: every kind of stage, each executed -----------------------------------------
+def _texts(store_index, question):
+    store, index = store_index
+    reading = read_question(index, question)
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    return {verbalize(c): c for c in candidates}
+
+
+def test_core_chains_come_from_the_store_and_carry_their_answers(films):
+    texts = _texts(films, "which films did ann lee direct")
+    [chain] = [c for c in texts.values() if c.topic.label == "Ann Lee" and c.stage == "chain" and c.path.hops == 1]
+    assert chain.size == 4 and set(chain.answers) == {"Night Harbor", "Paper Lanterns", "Glass River",
+                                                      "Quiet Engines"}
+
+
+def test_an_entity_constraint_ties_the_answer_to_another_mention(films):
+    texts = _texts(films, "which comedy films did ann lee direct")
+    tied = [c for c in texts.values() if c.stage == "entity constraint" and c.ties[0].entity.label == "Comedy"
+            and c.path.hops == 1 and c.topic.label == "Ann Lee"]
+    assert tied and {frozenset(c.answers) for c in tied} == {frozenset({"Night Harbor", "Glass River"})}
+
+
+def test_a_value_constraint_compares_a_value_the_node_holds(films):
+    texts = _texts(films, "which films did ann lee direct before 1990")
+    tied = [c for c in texts.values() if c.stage == "value constraint" and c.path.hops == 1 and c.topic.label == "Ann Lee"]
+    assert {frozenset(c.answers) for c in tied} == {frozenset({"Night Harbor", "Paper Lanterns"})}
+
+
+def test_a_superlative_orders_by_a_value_the_node_holds(films):
+    texts = _texts(films, "what is the newest film directed by ann lee")
+    ordered = {c.ordering.ascending: c.answers for c in texts.values()
+               if c.ordering and c.path.hops == 1 and c.topic.label == "Ann Lee"}
+    assert ordered == {True: ("Night Harbor",), False: ("Quiet Engines",)}
+
+
+def test_a_count_is_offered_for_a_question_that_asks_how_many(films):
+    texts = _texts(films, "how many films did ann lee direct")
+    assert any(c.count and c.answers == ("4",) and c.path.hops == 1 and c.topic.label == "Ann Lee" for c in texts.values())
+    assert not any(c.count for c in _texts(films, "which films did ann lee direct").values())
+
+
+def test_chains_walk_through_mediators_and_never_answer_with_one(rosters):
+    texts = _texts(rosters, "what teams did hank moss play for")
+    through = [c for c in texts.values() if c.path.hops == 2 and c.path.labels[1].endswith(" team")]
+    assert through and set(through[0].answers) == {"Red Harbor Gulls", "Blue Ridge Foxes"}
+    store, _ = rosters
+    for c in texts.values():
+        assert not any(a.startswith("http") for a in c.answers)  # no mediator or blank node
+
+
+def test_a_constraint_on_the_mediator_keeps_the_role_the_question_names(rosters):
+    texts = _texts(rosters, "what team did hank moss play for as a punt returner")
+    tied = [c for c in texts.values() if c.stage == "entity constraint" and c.ties[0].node == "?m1"]
+    assert {c.answers for c in tied if c.path.labels[1].endswith(" team")} == {("Blue Ridge Foxes",)}
+
+
+# -- choosing ---------------------------------------------------------------------------------
+def test_the_model_picks_among_the_shortlist_and_the_pick_is_executed(films):
+    answer, run, llm = composed(films, "what is the newest film directed by ann lee", r"^Ann Lee directed what; only the last")
+    assert answer.answers == ["Quiet Engines"] and "ORDER BY DESC" in answer.query
+    assert run.trace["compose"]["chosen"].endswith("release year")
+    # each option is judged on its own, yes or no under a grammar
+    options = run.trace["compose"]["options"]
+    assert len(llm.calls) == len(options) > 1 and all(c["grammar"] == 'root ::= "yes" | "no"\n' for c in llm.calls)
+    assert [o["model_p"] for o in options].count(1.0) == 1
+
+
+def test_the_shortlist_is_ranked_by_the_encoder_against_the_question(films):
+    store, index = films
+    reading = read_question(index, "which films did ann lee direct")
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    scores = rank(index.embed, reading, candidates)
+    shortlist = sorted(range(len(candidates)), key=lambda i: -scores[i])[:6]
+    assert any(candidates[i].path.hops == 1 and candidates[i].topic.label == "Ann Lee" for i in shortlist)
+    # the words of a chain the question never walks read far from it
+    assert all(candidates[i].topic.label == "Ann Lee" for i in shortlist[:3])
+
+
+def test_nothing_to_compose_gives_no_answer(films):
+    store, index = films
+    run = MethodRun(ScriptedLLM([]))
+    with store.reading():
+        assert compose_answer(store, index, "what is the airspeed velocity of a swallow", run, "test") is None
+
+
+# -- the cascade: composing narrows a draft's answer -------------------------------------------
+def _cascade(store_index, llm):
+    from qa.methods.cascade import CascadeMethod
+
+    store, index = store_index
+    context = QAContext(store, llm)
+    context.index = index
+    return CascadeMethod(context)
+
+
+def _films_of(store, names):
+    from qa import Answer
+
+    iris = [iri for iri, label in store.labels([iri for iri in _all_subjects(store)]).items() if label in names]
+    return Answer(question="", method="pgmr", answers=sorted(names), answer_iris=iris, values=[None] * len(iris))
+
+
+def _all_subjects(store):
+    from qa.sandbox import run_sparql
+
+    return [r["s"].value for r in run_sparql(store, "SELECT DISTINCT ?s WHERE { ?s ?p ?o }").rows]
+
+
+def test_the_cascade_takes_the_composed_answer_that_narrows_the_draft_s(films):
+    store, _ = films
+    draft = _films_of(store, {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"})
+    cascade = _cascade(films, ScriptedLLM([judge(r"^Ann Lee directed what; where the answer has genre Comedy$")] * 6))
+    run = MethodRun(cascade.context.llm)
+    with store.reading():
+        refined = cascade.refined("which comedy films did ann lee direct", draft, run)
+    assert refined is not None and set(refined.answers) == {"Night Harbor", "Glass River"}
+    assert run.trace["cascade"]["refined"] is True
+
+
+def test_the_draft_stands_when_nothing_narrows_it_or_nothing_could(films):
+    store, _ = films
+    draft = _films_of(store, {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"})
+    # the model judges the plain chain best: no constraint, the draft stands
+    cascade = _cascade(films, ScriptedLLM([judge(r"^Ann Lee directed what$")] * 6))
+    run = MethodRun(cascade.context.llm)
+    with store.reading():
+        assert cascade.refined("which comedy films did ann lee direct", draft, run) is None
+    # a plain chain question composes nothing, and asks the model nothing
+    quiet = _cascade(films, ScriptedLLM([]))
+    with store.reading():
+        assert quiet.refined("which films did ann lee direct", draft, MethodRun(quiet.context.llm)) is None
+
+
+def test_a_name_the_store_lacks_is_refused_before_anything_is_composed(films):
+    store, index = films
+    cascade = _cascade(films, ScriptedLLM([]))  # any call to the model fails the test
+    for question in ("Which films did [Zorblax Quintana] direct?", "Which films did Zorblax Quintana direct?"):
+        answer = cascade.answer(question)
+        assert answer.refused and answer.refusal.reason == "not_in_store", question
+        assert "compose" not in answer.trace
