@@ -10,6 +10,8 @@ Public API::
 """
 from ._ingest import IngestProgress, IngestSummary, fingerprint, ingest
 from ._malloc import limit_malloc_arenas
+from ._catalog import CatalogWait
+from ._update import UpdateSummary, delete_entities, update
 from ._registry import LOADERS, loader_for
 from ._prefixed_names import escape_prefixed_dots
 from ._store import Edge, EntityView, Fact, Store
@@ -20,7 +22,7 @@ from ._bounded_query import (BoundedResult, QueryPool, WrittenResult, run_bounde
 from .config import (EndpointCapabilities, EndpointConfig, GraphConfig, IndexConfig, LLMConfig, SparqlConfig,
                      StoreConfig)
 from ._triples import OxigraphTriples, TripleAccess
-from .errors import (CypherSyntaxError, DiskFullError, EndpointAuthError, EndpointError, EndpointMismatchError,
+from .errors import (CatalogBusyError, CypherSyntaxError, DiskFullError, EndpointAuthError, EndpointError, EndpointMismatchError,
                      EndpointQueryError,
                      EndpointTimeoutError, EndpointUnreachableError, EncoderMismatchError, ExportError, GraphError, GraphNotSyncedError, IngestError,
                      KgstoreError, LLMUnavailableError,
@@ -50,6 +52,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "Store", "EntityView", "Fact", "Edge", "ingest", "IngestSummary", "IngestProgress", "fingerprint",
+    "update", "UpdateSummary", "delete_entities", "CatalogWait",
     "limit_malloc_arenas",
     "LOADERS", "loader_for", "refused_operation", "too_deeply_nested", "query_keywords", "escape_prefixed_dots", "date_text",
     "literal_text", "run_bounded",
@@ -57,7 +60,7 @@ __all__ = [
     "StoreConfig", "SparqlConfig", "GraphConfig", "IndexConfig",
     "LLMConfig",
     "Batch", "Checkpoint", "EntityRecord", "RelationRecord", "RejectedLine", "LoadOptions", "Triple",
-    "KgstoreError", "StoreError", "DiskFullError", "StoreLockedError", "StoreClosedError", "StoreNotFoundError",
+    "KgstoreError", "StoreError", "DiskFullError", "StoreLockedError", "CatalogBusyError", "StoreClosedError", "StoreNotFoundError",
     "SchemaVersionError", "ReadOnlyError", "QueryError", "QueryRefusedError", "QueryTimeoutError", "IngestError",
     "UnknownFormatError", "FormatMismatchError",
     "MalformedRecordError", "TooManyErrorsError", "TruncatedInputError", "GraphError", "VectorIndexError",

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import duckdb
 import numpy as np
@@ -20,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._columns import fact_mask, triple_columns
-from .errors import StoreLockedError
+from .errors import CatalogBusyError
 from .records import EntityRecord, RejectedLine, RelationRecord, Triple
 
 CATALOG_NAME = "catalog.duckdb"
@@ -91,6 +93,38 @@ _STATEMENT_SCHEMA = pa.schema([
 ])
 
 
+WAIT_REPORT_EVERY_S = 5.0
+
+
+@dataclass(frozen=True)
+class CatalogWait:
+    """This process waits for the catalog: ``holder`` (pid and command, when DuckDB
+    names it) holds it, and has for ``waited_s`` seconds of this wait."""
+
+    store: str
+    holder: str | None
+    waited_s: float
+    limit_s: float
+
+    def __str__(self) -> str:
+        return (f"waiting for the catalog of {self.store}: held by {self.holder or 'another process'}; "
+                f"waited {self.waited_s:.0f} s of at most {self.limit_s:.0f} s")
+
+
+def lock_holder(message: str) -> str | None:
+    """``pid N (command line)`` of the process DuckDB's lock error names, or None."""
+    found = re.search(r"\(PID (\d+)\)", message)
+    if not found:
+        return None
+    pid = int(found.group(1))
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            command = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        command = ""
+    return f"pid {pid} ({command[:120]})" if command else f"pid {pid}"
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
@@ -98,10 +132,12 @@ def _now() -> datetime:
 class Catalog:
     """Access to ``catalog.duckdb``. Use ``with catalog.connect() as con:`` for queries."""
 
-    def __init__(self, store_dir: Path, *, read_only: bool, lock_timeout: float = 60.0):
+    def __init__(self, store_dir: Path, *, read_only: bool, lock_timeout: float = 60.0,
+                 on_wait: Callable[["CatalogWait"], None] | None = None):
         self.path = Path(store_dir) / CATALOG_NAME
         self.read_only = read_only
         self.lock_timeout = lock_timeout
+        self.on_wait = on_wait  # told when another process holds the catalog (see _open)
         self._con: duckdb.DuckDBPyConnection | None = None
         self._depth = 0
 
@@ -142,16 +178,24 @@ class Catalog:
             con.execute("COMMIT")
 
     def _open(self) -> duckdb.DuckDBPyConnection:
-        deadline = time.monotonic() + self.lock_timeout
+        started = time.monotonic()
+        deadline = started + self.lock_timeout
         delay = 0.02
+        told = 0.0
         while True:
             try:
                 return duckdb.connect(str(self.path), read_only=self.read_only)
             except duckdb.IOException as exc:
-                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                    if "lock" in str(exc).lower():
-                        raise StoreLockedError(self.path.parent, "another process holds the catalog") from exc
+                if "lock" not in str(exc).lower():
                     raise
+                waited = time.monotonic() - started
+                holder = lock_holder(str(exc))
+                if time.monotonic() > deadline:
+                    raise CatalogBusyError(self.path.parent, holder, waited) from exc
+                # Say at once who holds it, then every few seconds: a writer never waits silently.
+                if self.on_wait is not None and (not told or waited - told >= WAIT_REPORT_EVERY_S):
+                    told = waited or 1e-9
+                    self.on_wait(CatalogWait(str(self.path.parent), holder, waited, self.lock_timeout))
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
 

@@ -7,14 +7,15 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-from ._catalog import Catalog
+from ._catalog import Catalog, CatalogWait
+from ._catalog_replace import redirect_target
 from ._columns import ntriples_bytes, triple_columns
 from ._entity_facts import FactRow, labels_by_key, ranked_fact_rows, relations_by_key, subject_fact_rows
 from ._triples import OXIGRAPH_DIR, TripleAccess, open_triples
@@ -90,7 +91,8 @@ class Store:
     as it was when they opened.
     """
 
-    def __init__(self, path: Path, *, read_only: bool, _lock_fd: int | None, config: StoreConfig):
+    def __init__(self, path: Path, *, read_only: bool, _lock_fd: int | None, config: StoreConfig,
+                 on_wait: Callable[[CatalogWait], None] | None = None):
         self.path = Path(path)
         self.read_only = read_only
         self.config = config
@@ -102,7 +104,7 @@ class Store:
         except BaseException:
             self._release_lock()
             raise
-        self.catalog = Catalog(self.path, read_only=read_only)
+        self.catalog = Catalog(self.path, read_only=read_only, on_wait=on_wait)
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -122,13 +124,16 @@ class Store:
         return store
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, read_only: bool = False) -> "Store":
+    def open(cls, path: str | os.PathLike, *, read_only: bool = False,
+             on_wait: Callable[[CatalogWait], None] | None = None) -> "Store":
+        """``on_wait`` is told, at once and every few seconds, while another process (a
+        server reading the store, say) holds the catalog this one waits for."""
         path = Path(path)
         if not (path / CONFIG_NAME).exists():
             raise StoreNotFoundError(path)
         config = StoreConfig.load(path)
         lock_fd = None if read_only else _take_writer_lock(path)
-        return cls(path, read_only=read_only, _lock_fd=lock_fd, config=config)
+        return cls(path, read_only=read_only, _lock_fd=lock_fd, config=config, on_wait=on_wait)
 
     def close(self) -> None:
         if self._closed:
@@ -276,6 +281,8 @@ class Store:
                 "SELECT iri FROM entities WHERE id = ? ORDER BY popularity DESC LIMIT 1", [ref]).fetchone()
             if row is None:
                 row = con.execute("SELECT iri FROM relations WHERE id = ? LIMIT 1", [ref]).fetchone()
+            if row is None:  # an id merged into another answers as an alias of its target
+                row = (redirect_target(con, ref),)
         return row[0] if row else None
 
     def entity(self, ref: str, *, max_facts: int = 500) -> EntityView | None:
@@ -286,6 +293,10 @@ class Store:
             row = con.execute(
                 "SELECT iri, id, label, description, aliases, popularity, is_mediator FROM entities WHERE iri = ?",
                 [iri]).fetchone()
+            if row is None and (target := redirect_target(con, iri)) is not None:
+                iri = target
+                row = con.execute("SELECT iri, id, label, description, aliases, popularity, is_mediator "
+                                  "FROM entities WHERE iri = ?", [iri]).fetchone()
             if row is None:
                 return None
             rows = subject_fact_rows(con, getattr(self._triples, "rdf", None), iri)

@@ -3,6 +3,7 @@
     KgstoreError
     ├─ StoreError
     │   ├─ StoreLockedError        a second writer tried to open the store
+    │   │   └─ CatalogBusyError    the catalog stayed held by another process too long
     │   ├─ StoreClosedError        the store was used after close()
     │   ├─ StoreNotFoundError      no store at that path (run `kgstore init`)
     │   ├─ SchemaVersionError      the store was written by an incompatible version
@@ -72,6 +73,20 @@ class StoreLockedError(StoreError):
             f"store {self.path} is already open for writing by another process{who}; "
             "wait for it to finish, or open it read-only"
         )
+
+
+class CatalogBusyError(StoreLockedError):
+    """The catalog stayed held by another process (a reader such as `kgstore serve`, or
+    a writer) for longer than this process would wait."""
+
+    def __init__(self, path, holder: str | None, waited_s: float):
+        self.path = str(path)
+        self.holder = holder
+        self.waited_s = waited_s
+        who = holder or "another process"
+        StoreError.__init__(
+            self, f"the catalog of {self.path} stayed held by {who} for {waited_s:.0f} s; stop that process, "
+            "or update a served store through the server (`kgstore update --server URL FILE`)")
 
 
 class StoreClosedError(StoreError):

@@ -74,6 +74,10 @@ class Batch:
     relations: list[RelationRecord] = field(default_factory=list)
     rejected: list[RejectedLine] = field(default_factory=list)
     counts: Counter = field(default_factory=Counter)
+    # Entity documents that say an entity is gone (``"missing"``/``"deleted"``) and redirects
+    # (from IRI, to IRI). An ingest only counts them; ``kgstore update`` applies them.
+    deleted: list[str] = field(default_factory=list)
+    redirects: list[tuple[str, str]] = field(default_factory=list)
     # For progress bars: how far into the *compressed* file the reader is.
     raw_position: int = 0
 

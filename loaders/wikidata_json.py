@@ -527,6 +527,46 @@ def entities_in(document) -> Iterable:
     return (document,)
 
 
+def keyed_entities_in(document) -> Iterable[tuple[str | None, object]]:
+    """:func:`entities_in` with the id each entity was asked for: the key of an
+    ``{"entities": {...}}`` map (Special:EntityData answers Q1 with Q2's document when Q1
+    redirects to Q2), else None."""
+    if type(document) is dict and type(document.get("entities")) is dict and "id" not in document:
+        return list(document["entities"].items())
+    return [(None, entity) for entity in entities_in(document)]
+
+
+def _changes_of(asked: str | None, entity: dict, batch: Batch) -> bool:
+    """Record what ``entity`` says about ids going away: a deletion (``"missing"``, as
+    wbgetentities answers for a deleted id, or ``"deleted": true``), or a redirect
+    (``"redirects": {"from", "to"}``, or a document whose id is not the one asked for).
+    Returns True when the document is only that (nothing more to map)."""
+    eid = entity.get("id")
+    if "missing" in entity or entity.get("deleted") is True:
+        if type(eid) is str and ENTITY_ID.fullmatch(eid):
+            batch.deleted.append(WD + eid)
+            return "missing" not in entity  # a missing one is also counted by the mapping
+        if type(asked) is str and ENTITY_ID.fullmatch(asked):
+            batch.deleted.append(WD + asked)
+            return True
+        raise MalformedEntity('a deletion needs the "id" of a Wikidata entity')
+    moved = entity.get("redirects")
+    if moved is not None:
+        source = moved.get("from") if type(moved) is dict else None
+        target = moved.get("to") if type(moved) is dict else None
+        if not (type(source) is str and type(target) is str and ENTITY_ID.fullmatch(source)
+                and ENTITY_ID.fullmatch(target)) or source == target:
+            raise MalformedEntity('"redirects" must be {"from": ID, "to": another ID}')
+        batch.redirects.append((WD + source, WD + target))
+        # A bare redirect names only the two ids; one that carries the target's document
+        # (wbgetentities with redirects) replaces the target too.
+        return not any(key in entity for key in ("labels", "claims", "descriptions", "aliases", "sitelinks"))
+    if type(asked) is str and type(eid) is str and asked != eid and ENTITY_ID.fullmatch(asked) \
+            and ENTITY_ID.fullmatch(eid):
+        batch.redirects.append((WD + asked, WD + eid))
+    return False
+
+
 def _entity_label(entity) -> str:
     eid = entity.get("id") if type(entity) is dict else None
     return f"entity {eid}: " if type(eid) is str else ""
@@ -584,12 +624,15 @@ class WikidataJsonLoader:
         elif text.endswith(b"]") and text[:-1].rstrip().endswith(b"}"):
             text = text[:-1]
         decoder = _mapping(options).decoder
-        if decoder is not None:
+        # A change feed's redirects and deletions go the ordinary way, which reads them.
+        if decoder is not None and b'"redirects"' not in text and b'"deleted"' not in text:
             try:
                 entity = decoder.decode(text)
             except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
                 pass  # not of the usual shape: mapped the ordinary way, which says what is wrong
             else:
+                if entity.missing is not msgspec.UNSET and ENTITY_ID.fullmatch(entity.id):
+                    batch.deleted.append(WD + entity.id)
                 _add(line_no, raw, f"entity {entity.id}: ", typed_entity_records, entity, options, batch)
                 return
         try:
@@ -606,12 +649,18 @@ class WikidataJsonLoader:
         self._document(line_no, raw, document, options, batch)
 
     def _document(self, line_no: int, raw: bytes, document, options: LoadOptions, batch: Batch) -> None:
-        for entity in entities_in(document):
+        for asked, entity in keyed_entities_in(document):
             if type(entity) is not dict:
                 batch.rejected.append(RejectedLine(
                     line_no, f"expected a JSON object, found {_json_type(entity)}", _raw_text(raw)))
                 continue
-            _add(line_no, raw, _entity_label(entity), entity_to_records, entity, options, batch)
+            try:
+                stub = _changes_of(asked, entity, batch)
+            except MalformedEntity as exc:
+                batch.rejected.append(RejectedLine(line_no, f"{_entity_label(entity)}{exc}", _raw_text(raw)))
+                continue
+            if not stub:
+                _add(line_no, raw, _entity_label(entity), entity_to_records, entity, options, batch)
 
     def _document_batches(self, path: str, options: LoadOptions) -> Iterator[Batch]:
         with DumpReader(path) as reader:

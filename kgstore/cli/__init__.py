@@ -12,6 +12,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `kgstore --help`)
     "init": ("kgstore.cli._core:init_cmd", "Create an empty store directory."),
     "ingest": ("kgstore.cli._core:ingest_cmd", "Load a dump file (Wikidata JSON/RDF, Freebase, triples)."),
+    "update": ("kgstore.cli._update:update_cmd", "Apply changed entity documents: each replaces its entity everywhere."),
+    "delete": ("kgstore.cli._update:delete_cmd", "Delete entities from every part of a store."),
     "sync": ("kgstore.cli._sync:sync_cmd", "Build the catalog of a store over a SPARQL endpoint (or from its dump)."),
     "stats": ("kgstore.cli._core:stats_cmd", "Counts of triples, entities, relations, runs."),
     "sparql": ("kgstore.cli._core:sparql_cmd", "Run a read-only SPARQL 1.1 query."),

@@ -40,8 +40,10 @@ def format_option(*choices: str, default: str = "table"):
 
 
 def open_store(ctx: click.Context, path: str, *, read_only: bool = True) -> Store:
-    """Open ``path`` for the rest of the command; closed when the command ends."""
-    return ctx.with_resource(Store.open(path, read_only=read_only))
+    """Open ``path`` for the rest of the command; closed when the command ends. A writer
+    that waits for another process's hold on the catalog says so on stderr, at once."""
+    on_wait = None if read_only else (lambda wait: click.echo(str(wait), err=True))
+    return ctx.with_resource(Store.open(path, read_only=read_only, on_wait=on_wait))
 
 
 def _cell(value: Any) -> str:

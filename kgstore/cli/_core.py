@@ -135,6 +135,7 @@ def ingest_cmd(ctx, store, format, path, languages, properties, entities_file, s
         separator={"tab": "\t", "pipe": "|", None: None}[separator],
         batch_size=batch_size,
     )
+    held_entities = format in ("wikidata-json", "wikidata-rdf") and _holds_entities(st)
     mirror = None
     if mirror_graph:
         from ..graph import GraphMirror
@@ -151,10 +152,19 @@ def ingest_cmd(ctx, store, format, path, languages, properties, entities_file, s
                        "Use --force to load it again.")
         else:
             _ingest_summary(summary, path, format, store, fmt)
+            if held_entities:
+                click.echo(f"Note: ingest adds. Entities of {path} that {store} already held were merged with "
+                           f"their older versions, not replaced; `kgstore update {store} {path}` replaces "
+                           "them (docs/keeping-current.md).", err=True)
         if mirror is not None:
             # Also after a skipped file: an ingest killed after its last commit resumes here.
             report = mirror.finish()
             click.echo(f"Property graph ({report.mode} sync, {len(mirror.syncs)} in all): {report}")
+
+
+def _holds_entities(st: Store) -> bool:
+    with st.catalog.connect() as con:
+        return con.execute("SELECT EXISTS (SELECT 1 FROM entities)").fetchone()[0]
 
 
 def _ingest_summary(summary, path, format, store, fmt) -> None:

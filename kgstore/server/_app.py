@@ -38,6 +38,7 @@ from ._openapi import ENTITY_LIMIT_DEFAULT, ENTITY_LIMIT_MAX, INCOMING_MAX, K_MA
 from ._pages import is_page_path, page_routes
 from ._protocol import ProtocolError, choose_format, offered_media_types, parse_request
 from ._state import BadRequest, Generation, ServeOptions, ServerState
+from ._update_route import UPDATE_BODY_LIMIT, UpdateRefused, check_update_request, keep_body, run_update
 
 TRUNCATED_HEADER = "X-Kgstore-Truncated"
 MAX_ROWS_HEADER = "X-Kgstore-Max-Rows"
@@ -123,15 +124,17 @@ async def _sparql(request: Request) -> Response:
         body = await request.body() if request.method == "POST" else b""
         parsed = parse_request(request.method, request.headers.get("content-type"),
                                _multi(request.query_params.multi_items()), body)
-        snapshot = state.snapshot
-        written = inline_lookup(state, parsed, accept)  # a one-pattern lookup, run here (see _lookup_route)
-        if written is None:
-            # The worker runs the query and writes the document: the loop only sends it.
-            written = await write_bounded_async(snapshot.lookup, parsed.query, lambda kind: choose_format(accept, kind),
-                                                timeout_s=state.timeout_s, max_rows=state.max_rows,
-                                                default_graph=parsed.default_graphs,
-                                                named_graphs=parsed.named_graphs,
-                                                prefixes=snapshot.lookup.config.prefixes, pool=state.pool)
+        async with state.gate.reading():  # an update through this server: wait for its new data
+            snapshot = state.snapshot
+            written = inline_lookup(state, parsed, accept)  # a one-pattern lookup, run here (see _lookup_route)
+            if written is None:
+                # The worker runs the query and writes the document: the loop only sends it.
+                written = await write_bounded_async(snapshot.lookup, parsed.query,
+                                                    lambda kind: choose_format(accept, kind),
+                                                    timeout_s=state.timeout_s, max_rows=state.max_rows,
+                                                    default_graph=parsed.default_graphs,
+                                                    named_graphs=parsed.named_graphs,
+                                                    prefixes=snapshot.lookup.config.prefixes, pool=state.pool)
     except ProtocolError as exc:
         return PlainTextResponse(exc.message + "\n", status_code=exc.status)
     except (QueryError, StoreClosedError, EndpointError) as exc:
@@ -147,7 +150,24 @@ async def _sparql(request: Request) -> Response:
 
 
 async def _update(request: Request) -> Response:
-    return PlainTextResponse("SPARQL updates are refused: this server is read-only\n", status_code=403)
+    """Entity documents in the body replace their entities (see ``_update_route``); a
+    SPARQL update is refused."""
+    state = _state(request)
+    file_format = request.query_params.get("format", "wikidata-json")
+    try:
+        check_update_request(request.method, request.headers.get("content-type"), state.options.token,
+                             state.options.workers, file_format)
+        body = await request.body()
+        path = await anyio.to_thread.run_sync(keep_body, state.path, body, file_format)
+        async with state.update_lock:
+            async with state.gate.updating_alone():
+                summary = await anyio.to_thread.run_sync(run_update, state.path, path, file_format)
+                snapshot = await anyio.to_thread.run_sync(state.reload)
+    except UpdateRefused as exc:
+        return JSONResponse({"error": str(exc), "type": "UpdateRefused"}, status_code=exc.status)
+    except KgstoreError as exc:
+        return _error(exc)
+    return _json({**summary, "snapshot": snapshot.generation})
 
 
 def _multi(items) -> dict[str, list[str]]:
@@ -170,7 +190,9 @@ async def _lookup(request: Request, work, *, not_found: str | None = None) -> Re
             return work(state, snapshot)
 
     try:
-        value = await anyio.to_thread.run_sync(locked)
+        async with state.gate.reading():  # an update through this server: wait for its new data
+            snapshot = state.snapshot
+            value = await anyio.to_thread.run_sync(locked)
     except (KgstoreError, BadRequest) as exc:
         return _error(exc)
     if value is None and not_found:
@@ -251,8 +273,8 @@ async def _ask(request: Request) -> Response:
     state = _state(request)
     try:
         ask = parse_ask(await request.body())
-        snapshot = state.snapshot
-        async with state.ask_queue.turn(ask.ticket):
+        async with state.ask_queue.turn(ask.ticket), state.gate.reading():
+            snapshot = state.snapshot
             answer = await anyio.to_thread.run_sync(
                 lambda: state.method(snapshot, ask.method, ask.options).answer(
                     ask.question, allow_parametric=ask.allow_parametric))
@@ -341,8 +363,10 @@ class _Guard:
                 response = PlainTextResponse("a valid 'Authorization: Bearer TOKEN' header is required\n",
                                              status_code=401, headers={"WWW-Authenticate": "Bearer"})
                 return await response(scope, receive, send)
+        # A change feed for POST /update (behind the token) may be far larger than a query.
+        limit = max(self.max_body_bytes, UPDATE_BODY_LIMIT) if scope["path"] == "/update" else self.max_body_bytes
         length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
+        if length is not None and length.isdigit() and int(length) > limit:
             return await self._too_large(scope, receive, send)
         seen = 0
 
@@ -351,7 +375,7 @@ class _Guard:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_body_bytes:
+                if seen > limit:
                     raise _BodyTooLarge
             return message
 

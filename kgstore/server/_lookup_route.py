@@ -43,8 +43,8 @@ def inline_lookup(state, request: SparqlRequest, accept: str | None) -> WrittenR
 def front_door_lookup(state, scope) -> WrittenResult | None:
     """The written answer of a GET lookup that the front door may answer alone, else None
     (the app then takes the request from the start)."""
-    if scope["method"] != "GET" or scope["path"] not in SPARQL_PATHS:
-        return None
+    if scope["method"] != "GET" or scope["path"] not in SPARQL_PATHS or state.gate.updating:
+        return None  # during an update through the server, the app's route waits for it
     accept = authorization = None
     for name, value in scope["headers"]:
         if name == b"accept":

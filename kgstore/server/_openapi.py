@@ -48,11 +48,25 @@ def openapi_document(*, kinds: tuple[str, ...], methods: dict[str, dict[str, Any
         "paths": {
             "/sparql": _sparql_path("sparql", "SPARQL 1.1 Protocol query operation, read-only."),
             "/query": _sparql_path("query", "The same as /sparql (the path `oxigraph serve` uses)."),
-            "/update": {method: {
-                "summary": "Always refused: the server is read-only.",
-                "operationId": f"update_{method}",
-                "responses": {"403": _text("SPARQL updates are refused"), **_refusals(body=method == "post")},
-            } for method in ("get", "post")},
+            "/update": {
+                "get": {
+                    "summary": "Always refused: SPARQL updates are not run.",
+                    "operationId": "update_get",
+                    "responses": {"403": _json("SPARQL updates are refused", _ref("Error")), **_refusals()},
+                },
+                "post": {
+                    "summary": "Apply changed entity documents (JSON lines, or an entity's Wikidata RDF): each "
+                               "replaces its entity; the new data is served when done. Needs a server started "
+                               "with --token and one worker. A SPARQL update is refused.",
+                    "operationId": "update_post",
+                    "parameters": [_query_param("format", {"type": "string", "enum": ["wikidata-json", "wikidata-rdf"],
+                                                           "default": "wikidata-json"}, "what the body holds")],
+                    "responses": {"200": _json("the update's summary", {"type": "object"}),
+                                  "400": _error_ref(), "403": _json("refused", _ref("Error")),
+                                  "409": _json("more than one worker process", _ref("Error")), "500": _error_ref(),
+                                  **_store_statuses(), **_refusals(body=True)},
+                },
+            },
             "/search": {"get": {
                 "summary": "The nearest index entries to a text.",
                 "operationId": "search",

@@ -14,6 +14,7 @@ question at a time, on the one model.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import Any
 from .._bounded_query import QueryPool
 from .._store import Store
 from ._ask_queue import AskQueue
+from ._update_route import ReadGate
 
 
 @dataclass
@@ -89,6 +91,8 @@ class ServerState:
         self._llm = llm
         self._llm_lock = threading.Lock()
         self._reload_lock = threading.Lock()
+        self.gate = ReadGate()  # readers of the catalog pause while POST /update runs
+        self.update_lock = asyncio.Lock()  # one update at a time
         self._encoder = None
         self._encoder_lock = threading.Lock()
 
