@@ -156,6 +156,11 @@ class Catalog:
                 self._con.close()
                 self._con = None
 
+    def wal_bytes(self) -> int:
+        """The size of DuckDB's write-ahead log: commits not yet merged into the file."""
+        wal = self.path.with_name(self.path.name + ".wal")
+        return wal.stat().st_size if wal.exists() else 0
+
     @contextlib.contextmanager
     def pinned(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """Keep one connection open across many ``connect()`` blocks (bulk reads)."""

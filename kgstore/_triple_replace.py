@@ -29,6 +29,9 @@ class TripleChange:
     gone: frozenset[str]  # entity IRIs whose own triples go (replaced, deleted or redirected away)
     redirects: tuple[tuple[str, str], ...]  # (from IRI, to IRI): incoming triples move
     ntriples: bytes  # the new documents' triples, N-Triples
+    # Whether the store holds statement nodes (loaded with ``--statements full``): looking
+    # for them among a truthy store's triples cost a third of the replace (bench/update.py).
+    statement_nodes: bool = True
 
 
 @dataclass
@@ -57,13 +60,15 @@ def replace_in_triples(store, change: TripleChange) -> TripleChangeReport:
         described |= _column(store, f"SELECT DISTINCT ?d WHERE {{ VALUES ?s {{ {entities} }} "
                                     f"?d <{SCHEMA_ABOUT}> ?s FILTER(isIRI(?d)) }}")
         report.described = len(described)
-        statement_nodes = (f"VALUES ?s {{ {entities} }} ?s ?p ?n "
-                           f"FILTER(isIRI(?n) && STRSTARTS(STR(?n), \"{WDS}\"))")
-        shared = _column(store, f"SELECT DISTINCT ?v WHERE {{ {statement_nodes} ?n ?q ?v "
-                                f"FILTER(isIRI(?v) && (STRSTARTS(STR(?v), \"{WDV}\") "
-                                f"|| STRSTARTS(STR(?v), \"{WDREF}\"))) }}")
-        report.shared_nodes = len(shared)
-        operations.append(f"DELETE {{ ?n ?q ?v }} WHERE {{ {statement_nodes} ?n ?q ?v }}")
+        shared: set[str] = set()
+        if change.statement_nodes:
+            statement_nodes = (f"VALUES ?s {{ {entities} }} ?s ?p ?n "
+                               f"FILTER(isIRI(?n) && STRSTARTS(STR(?n), \"{WDS}\"))")
+            shared = _column(store, f"SELECT DISTINCT ?v WHERE {{ {statement_nodes} ?n ?q ?v "
+                                    f"FILTER(isIRI(?v) && (STRSTARTS(STR(?v), \"{WDV}\") "
+                                    f"|| STRSTARTS(STR(?v), \"{WDREF}\"))) }}")
+            report.shared_nodes = len(shared)
+            operations.append(f"DELETE {{ ?n ?q ?v }} WHERE {{ {statement_nodes} ?n ?q ?v }}")
         owners = _values(sorted(change.gone | described))
         operations.append(f"DELETE {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {owners} }} ?s ?p ?o }}")
         # Redirects move what others hold about the old id (its own triples went above).

@@ -2,8 +2,8 @@
 
 The Peru probe (issue 50): on the demo store, Peru's document changes (capital Lima to
 Cusco, the border with Colombia gone, English label "Republic of Peru"). After
-`kgstore update`, SPARQL, `kgstore entity`, Cypher on the property graph, `search` and
-`link` all see the new version only. Real engines throughout: Oxigraph, DuckDB, Ladybug,
+`kgstore update`, SPARQL, `kgstore entity`, Cypher on the property graph, `search`,
+`link` and `ask` (the real model) all see the new version only. Real engines throughout: Oxigraph, DuckDB, Ladybug,
 the packaged encoder.
 """
 from __future__ import annotations
@@ -87,10 +87,11 @@ def demo(tmp_path_factory):
     run("init", path)
     run("ingest", path, "wikidata-json", SAMPLE)
     run("graph", "sync", path)
-    run("index", path, "--kinds", "entities,triples")
+    run("index", path, "--kinds", "entities,triples,uris,relations")  # all `ask` reads
     return path
 
 
+@pytest.mark.llm
 def test_peru_probe_every_part_agrees_after_update(demo, tmp_path):
     from indexer import Index
 
@@ -118,6 +119,11 @@ def test_peru_probe_every_part_agrees_after_update(demo, tmp_path):
     assert not any("Lima" in t or "Colombia" in t for t in after["search_triple_texts"])
     assert any("Cusco" in t for t in after["search_triple_texts"])
     assert after["link_peru"] in (None, "vector")  # the old label is no longer a name of Peru
+    # `ask` with the real model, before the tests below delete Cusco.
+    answer = json.loads(run("ask", demo, "What is the capital of the Republic of Peru?", "--format", "json"))
+    print("ask:", json.dumps({k: answer.get(k) for k in ("answers", "answer_iris", "refusal", "query")}))
+    assert answer["answers"] == ["Cusco"] and answer["answer_iris"] == [new]
+    assert not any(e["o"] == WD + LIMA for e in answer["evidence"])
     # Facts others hold about Peru stay: Colombia still says it borders Peru.
     with Store.open(demo, read_only=True) as store:
         assert bool(store.query(f"ASK {{ wd:{COLOMBIA} wdt:P47 wd:{PERU} }}"))
@@ -272,3 +278,4 @@ def test_peru_update_reaches_neo4j_through_the_same_graph_api(tmp_path, use_bolt
     assert {r["label"] for r in rows} == {"Republic of Peru"}
     assert [r["c"] for r in rows if r["pid"] == "P36"] == [WD + CUSCO]
     assert WD + COLOMBIA not in [r["c"] for r in rows if r["pid"] == "P47"]
+
