@@ -159,11 +159,29 @@ def number_facts(gathered: Sequence[SubjectEvidence], *, max_facts: int = 8, max
     if len(groups) < max_facts:
         taken = {g[0] for g in groups}
         groups += [g for g in _in_turn(neighbours) if g[0] not in taken]
-    groups = _first_description(groups)[:max_facts]
-    return [Fact(n, evidence[0].s_label or evidence[0].s, evidence[0].p_label or evidence[0].p,
-                 tuple(value_text(e) for e in evidence[:max_values]), tuple(evidence[:max_values]), source,
-                 evidence[0].store)
-            for n, (_, source, evidence) in enumerate(groups, 1)]
+    facts = []
+    for n, (evidence, same, source) in enumerate(_said_once(_first_description(groups))[:max_facts], 1):
+        first = evidence[:max_values]
+        facts.append(Fact(n, first[0].s_label or first[0].s, first[0].p_label or first[0].p,
+                          tuple(value_text(e) for e in first), tuple(first) + tuple(same), source, first[0].store))
+    return facts
+
+
+def _said_once(groups) -> list[tuple[list[Evidence], list[Evidence], str]]:
+    """Each group as (its evidence, the evidence of later groups of other stores that say
+    the same: the same relation's name and values about a subject of the same name, a
+    place of birth both stores hold), its source; the groups that say it again dropped."""
+    out: list[tuple[list[Evidence], list[Evidence], str]] = []
+    said: dict[tuple, int] = {}
+    for _, source, evidence in groups:
+        key = (evidence[0].s_label or evidence[0].s, evidence[0].p_label or evidence[0].p,
+               tuple(sorted(value_text(e) for e in evidence)))
+        if key in said and out[said[key]][0][0].store != evidence[0].store:
+            out[said[key]][1].extend(evidence)
+            continue
+        said.setdefault(key, len(out))
+        out.append((evidence, [], source))
+    return out
 
 
 def ground_graph(store, index, question: str, reading: OpenReading, run, *, max_facts: int = 8,
