@@ -25,10 +25,8 @@ class StoreSource:
 def store_names(paths: Sequence[str | os.PathLike]) -> list[str]:
     """A short, unique name for each store path, in order."""
     resolved = [Path(p).resolve() for p in paths]
-    names = [p.name or str(p) for p in resolved]
-    for i, name in enumerate(names):
-        if names.count(name) > 1:
-            names[i] = f"{resolved[i].parent.name}/{name}"
+    plain = [p.name or str(p) for p in resolved]
+    names = [f"{p.parent.name}/{name}" if plain.count(name) > 1 else name for p, name in zip(resolved, plain)]
     out: list[str] = []
     for name in names:  # the same directory twice, or parents of one name: number them
         unique, n = name, 2
