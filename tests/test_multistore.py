@@ -181,6 +181,28 @@ def test_each_answer_keeps_the_store_that_gave_it(stores):
     assert len(doc["answers"]) == len(by_store["wikidata"]["answers"]) + 2
 
 
+# -- the retrievers ------------------------------------------------------------------------------
+def test_the_retrievers_take_several_stores_and_mark_every_record(stores):
+    pytest.importorskip("langchain_core")
+    from kgstore.integrations import KgstoreSource
+    from kgstore.integrations.langchain import KgstoreRetriever
+
+    retriever = KgstoreRetriever(list(stores), llm=ScriptedLLM([SKETCH, WRITING]))
+    try:
+        doc, = retriever.invoke(QUESTION)
+    finally:
+        retriever.close()
+    assert doc.metadata["kind"] == "open_answer" and doc.metadata["answer_stores"] == [["wikidata", "freebase"]]
+    assert {f["store"] for f in doc.metadata["facts"]} == {"wikidata", "freebase"}
+    source = KgstoreSource(list(stores), mode="search", k=6)
+    try:
+        hits = source.records("Douglas Adams place of birth")
+    finally:
+        source.close()
+    assert len(hits) == 6 and {r.metadata["store"] for r in hits} == {"wikidata", "freebase"}
+    assert [r.score for r in hits] == sorted((r.score for r in hits), reverse=True)
+
+
 # -- bad input ----------------------------------------------------------------------------------
 def test_a_store_path_that_does_not_exist_is_an_error_not_a_traceback(stores, tmp_path):
     result = ask([stores[0], tmp_path / "nowhere", QUESTION], ScriptedLLM([]))
