@@ -203,6 +203,67 @@ def test_the_retrievers_take_several_stores_and_mark_every_record(stores):
     assert [r.score for r in hits] == sorted((r.score for r in hits), reverse=True)
 
 
+# -- serve and mcp -------------------------------------------------------------------------------
+# `kgstore mcp` in a child, with a scripted model: the sketch when asked for one, else the writing
+SCRIPTED_MCP = ("import sys\nfrom kgstore.cli import main\nfrom qa import ScriptedLLM\n"
+                f"said = lambda m: {WRITING!r} if 'Facts:' in m[-1]['content'] else {SKETCH!r}\n"
+                "main(sys.argv[1:], prog_name='kgstore', obj={'llm': ScriptedLLM([said] * 4)})\n")
+
+
+def test_serve_answers_ask_from_several_stores(stores):
+    httpx = pytest.importorskip("httpx")
+    from kgstore.server import ServeOptions
+
+    from serve_fixtures import LiveServer
+
+    wikidata, freebase = stores
+    options = ServeOptions(ask_stores=(str(freebase),))
+    with LiveServer(wikidata, options, llm=ScriptedLLM([SKETCH, WRITING])) as live, \
+            httpx.Client(base_url=live.url, timeout=60) as client:
+        assert client.get("/health").json()["ask_stores"] == ["wikidata", "freebase"]
+        doc = client.post("/ask", json={"question": QUESTION}).json()
+    assert doc["method"] == "open" and {f["store"] for f in doc["facts"]} == {"wikidata", "freebase"}
+    assert doc["answer_stores"] == [["wikidata", "freebase"]]
+
+
+def test_serve_and_mcp_refuse_a_store_that_does_not_exist(stores, tmp_path):
+    for command in ("serve", "mcp"):
+        result = ask_like([command, stores[0], tmp_path / "nowhere"])
+        assert result.exit_code != 0 and "no kgstore store at" in result.output, (command, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def ask_like(args):
+    return CliRunner().invoke(main, [str(a) for a in args], env={"KGSTORE_PATH": None})
+
+
+def test_mcp_ask_returns_the_paragraph_and_structured_citations_from_several_stores(stores, tmp_path):
+    pytest.importorskip("mcp.server.mcpserver")
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters
+
+    from test_mcp import ENV, run_client
+
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-c", SCRIPTED_MCP, "mcp", *map(str, stores)], env=ENV)
+
+    async def work(session):
+        return await session.call_tool("ask", {"question": QUESTION})
+
+    with open(tmp_path / "stderr.txt", "w") as errlog:
+        result = run_client(params, errlog, work)
+    assert not result.is_error, result.content[0].text
+    text, whole = result.content[0].text, json.loads(result.content[1].text)
+    assert text.startswith("Douglas Adams was an English writer and humorist [1].") and "Facts cited:" in text
+    assert "(wikidata, freebase)" in text  # the place of birth both stores hold
+    cited = result.structured_content["citations"]
+    assert whole == result.structured_content and result.structured_content["method"] == "open"
+    assert [c["n"] for c in cited] == [f["n"] for f in whole["facts"]]
+    assert {store for c in cited for store in c["stores"]} == {"wikidata", "freebase"}
+    assert cited[0]["sentences"] == [0] and all(e["store"] for c in cited for e in c["evidence"])
+
+
 # -- bad input ----------------------------------------------------------------------------------
 def test_a_store_path_that_does_not_exist_is_an_error_not_a_traceback(stores, tmp_path):
     result = ask([stores[0], tmp_path / "nowhere", QUESTION], ScriptedLLM([]))
