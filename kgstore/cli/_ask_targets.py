@@ -29,6 +29,8 @@ def ask_targets(targets: tuple[str, ...], *, server: str | None, many: bool) -> 
         return [], (args[0] if args else None)
     env_store = os.environ.get("KGSTORE_PATH")
     if many:
+        if len(args) >= 2 and not Path(args[-1]).is_dir():
+            raise click.UsageError("give either QUESTION or --questions FILE, not both")
         if args:
             return checked_stores(args, question_given=False), None
         if env_store:
