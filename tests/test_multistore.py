@@ -54,10 +54,15 @@ def ask(args, llm):
     return CliRunner().invoke(main, ["ask", *map(str, args)], obj={"llm": llm}, env={"KGSTORE_PATH": None})
 
 
-def several(paths, llm, method="cascade"):
+def answer_over(paths, llm, question, method="cascade"):
+    """``question`` answered from the stores at ``paths`` (opened and closed here)."""
     opened = [Store.open(p, read_only=True) for p in paths]
-    sources = [StoreSource(n, QAContext(s, llm)) for n, s in zip(store_names(paths), opened)]
-    return method_over(sources, method), opened
+    try:
+        sources = [StoreSource(n, QAContext(s, llm)) for n, s in zip(store_names(paths), opened)]
+        return method_over(sources, method).answer(question)
+    finally:
+        for store in opened:
+            store.close()
 
 
 # -- identity -----------------------------------------------------------------------------------
@@ -111,12 +116,7 @@ def test_an_open_answer_from_two_stores_cites_facts_of_both_each_marked_with_its
 
 def test_a_namesake_no_store_joins_is_held_apart(demo_store, stores):  # noqa: F811
     _, freebase = stores  # the demo store holds no P646: its Douglas Adams and Freebase's stay two
-    method, opened = several([demo_store, freebase], ScriptedLLM([SKETCH, WRITING]))
-    try:
-        answer = method.answer(QUESTION)
-    finally:
-        for store in opened:
-            store.close()
+    answer = answer_over([demo_store, freebase], ScriptedLLM([SKETCH, WRITING]), QUESTION)
     assert not answer.refused
     assert {f["store"] for f in answer.facts} == {"store"}  # the demo store's directory name
     assert [(s["as"], s["entity"]) for s in answer.by_store] == [("subject", WD + "Q42"), ("held apart", ADAMS_FB)]
@@ -124,12 +124,7 @@ def test_a_namesake_no_store_joins_is_held_apart(demo_store, stores):  # noqa: F
 
 
 def test_the_same_as_store_pools_its_facts(demo_store, same_as_store):  # noqa: F811
-    method, opened = several([demo_store, same_as_store], ScriptedLLM([SKETCH, WRITING]))
-    try:
-        answer = method.answer(QUESTION)
-    finally:
-        for store in opened:
-            store.close()
+    answer = answer_over([demo_store, same_as_store], ScriptedLLM([SKETCH, WRITING]), QUESTION)
     assert {f["store"] for f in answer.facts} == {"store", "freebase-same-as"}
 
 
@@ -156,12 +151,7 @@ def test_a_precise_question_runs_on_each_store_and_one_entity_is_one_answer(stor
 
 
 def test_precise_answers_the_stores_do_not_join_stay_two(demo_store, stores):  # noqa: F811
-    method, opened = several([demo_store, stores[1]], ScriptedLLM([BORN] * 8), method="pgmr")
-    try:
-        answer = method.answer("Where was Douglas Adams born?")
-    finally:
-        for store in opened:
-            store.close()
+    answer = answer_over([demo_store, stores[1]], ScriptedLLM([BORN] * 8), "Where was Douglas Adams born?", "pgmr")
     assert answer.answers == ["Cambridge", "Cambridge"] and answer.answer_stores == [["store"], ["freebase"]]
     assert answer.answer_iris == [WD + "Q350", FB + "m.09b8m"]
 
