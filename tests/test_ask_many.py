@@ -244,12 +244,14 @@ def test_help_says_which_way_to_ask_when():
     result = invoke(["ask", "--help"])
     assert result.exit_code == 0
     text = " ".join(result.output.split())
-    assert "ask [OPTIONS] [STORE] [QUESTION]" in text
+    assert "ask [OPTIONS] [STORE...] [QUESTION]" in text
     for example in ('kgstore ask ./mystore "Which countries does the Andes cover?"',
+                    'kgstore ask ./wikidata ./freebase "Tell me about Douglas Adams"',
                     "kgstore ask ./mystore --questions questions.txt --resume",
                     'kgstore ask --server http://127.0.0.1:7878 "Which countries does the Andes cover?"'):
         assert example in text
     assert "loads the model once" in text and "keeps its model warm" in text
+    assert "every argument before the question is a store" in text
 
 
 # -- a running server ---------------------------------------------------------------------------

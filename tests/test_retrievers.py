@@ -130,6 +130,25 @@ def test_both_frameworks_get_the_same_records(demo_store):
                                                                    for n in nodes]
 
 
+def test_an_open_answer_is_one_item_the_paragraph_with_its_facts(demo_store):
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("llama_index.core")
+    from kgstore.integrations.langchain import KgstoreRetriever as LangChainRetriever
+    from kgstore.integrations.llamaindex import KgstoreRetriever as LlamaIndexRetriever
+
+    sketch = '```cypher\nCREATE (n:Country {name: "Nepal"}),\n       (n)-[:CAPITAL]->(:City {name: "Kathmandu"})\n```'
+    writing = "Nepal is a landlocked country in South Asia [1].\nIts capital is Kathmandu [2].\n"
+    with Store.open(demo_store, read_only=True) as store:
+        docs = LangChainRetriever(store, llm=ScriptedLLM([sketch, writing])).invoke("Describe Nepal.")
+        nodes = LlamaIndexRetriever(store, llm=ScriptedLLM([sketch, writing])).retrieve("Describe Nepal.")
+    assert len(docs) == 1 and docs[0].page_content.startswith("Nepal is a landlocked country in South Asia [1].")
+    meta = docs[0].metadata
+    assert meta["kind"] == "open_answer" and meta["method"] == "open" and meta["question"] == "Describe Nepal."
+    cited = {n for s in meta["sentences"] for n in s["facts"]}
+    assert cited == {f["n"] for f in meta["facts"]} and all(f["evidence"] for f in meta["facts"])
+    assert [(n.node.id_, n.node.text, n.node.metadata) for n in nodes] == [(docs[0].id, docs[0].page_content, meta)]
+
+
 def test_a_refusal_without_facts_gives_no_records(demo_store):
     question = "Which countries does Gandalf cover?"
     llm = ScriptedLLM(["SELECT DISTINCT ?x WHERE { [ENT: Gandalf] [REL: country] ?x }"] * 2)

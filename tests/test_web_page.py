@@ -410,3 +410,35 @@ def test_the_json_endpoints_the_page_uses(full_statement_store):
         for path in ("/prefixes", "/ask/methods", "/ask/queue", "/entity/Q668", "/stats"):
             assert bare.get(path).status_code == 401, path
         bare.close()
+
+
+def test_an_open_answer_from_two_stores_has_footnotes_that_mark_its_facts(browser, sample_dir, tmp_path):
+    """A paragraph from the demo Wikidata store and a Freebase store (multistore_fixtures):
+    each footnote names its fact, and a click marks that fact's rows and graph edges; every
+    row says its store."""
+    from multistore_fixtures import FREEBASE_FILE, FREEBASE_IDS, build_store, with_freebase_ids
+    from test_multistore import QUESTION as OPEN_QUESTION, SKETCH, WRITING
+
+    sample = with_freebase_ids(sample_dir / "sample-wikidata.json", tmp_path / "sample.json", FREEBASE_IDS)
+    wikidata = build_store(tmp_path / "wikidata", "wikidata-json", sample)
+    freebase = build_store(tmp_path / "freebase", "freebase", FREEBASE_FILE)
+    with LiveServer(wikidata, ServeOptions(ask_stores=(str(freebase),)), llm=ScriptedLLM([SKETCH, WRITING])) as live:
+        v = Visit(browser, live.url)
+        try:
+            page = v.ask("cascade", OPEN_QUESTION)
+            sync_api.expect(page.locator("#ask-answer .value")).to_contain_text("Douglas Adams was an English writer")
+            cites = page.locator("#ask-answer a.cite")
+            assert cites.count() >= 3 and cites.first.inner_text() == "[1]"
+            assert "Douglas Adams | description" in cites.first.get_attribute("title")
+            sync_api.expect(page.locator("#ask-evidence th.col-store")).to_be_visible()
+            stores = set(page.locator("#ask-evidence tbody td.col-store").all_inner_texts())
+            assert stores == {"wikidata", "freebase"}
+            page.locator("#ask-answer a.cite[data-fact='2']").first.click()
+            cited = page.locator("#ask-evidence tbody tr.cited")
+            assert cited.count() >= 1 and set(cited.locator("td.col-fact").all_inner_texts()) == {"[2]"}
+            assert cited.first.locator("td.col-store").inner_text() == "freebase"
+            marked = page.evaluate("kgstore.ask.graph.edges('.cited').map(e => e.data('fact'))")
+            assert marked and set(marked) == {2}
+            v.shot(tmp_path / "ask-open.png")
+        finally:
+            v.close()

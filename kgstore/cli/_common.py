@@ -16,6 +16,19 @@ from .._store import Store
 STORE_ARG = click.argument("store", type=click.Path(file_okay=False, path_type=str), envvar="KGSTORE_PATH")
 
 
+def other_stores(store: str, more: tuple[str, ...]) -> tuple[str, ...]:
+    """The stores `serve`'s /ask and `mcp`'s ask read beside STORE: each once, and not
+    STORE again (a path that is no store fails when the server opens it)."""
+    from pathlib import Path
+
+    seen = [Path(store).resolve()]
+    for path in more:
+        if Path(path).resolve() in seen:
+            raise click.UsageError(f"the store {path} is given twice")
+        seen.append(Path(path).resolve())
+    return tuple(more)
+
+
 def is_loopback(host: str) -> bool:
     """Whether ``host`` (a name or an address to bind) is reachable from this machine only."""
     if host == "localhost":

@@ -4,11 +4,12 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from ._common import STORE_ARG, warn_if_exposed
+from ._common import STORE_ARG, other_stores, warn_if_exposed
 
 
 @click.command("mcp")
 @STORE_ARG
+@click.argument("ask_stores", nargs=-1, type=click.Path(file_okay=False, path_type=str), metavar="[STORE...]")
 @click.option("--http", "http", is_flag=True,
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -25,8 +26,9 @@ from ._common import STORE_ARG, warn_if_exposed
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]),
               default="warning", show_default=True, help="What the server logs on stderr.")
 @click.pass_context
-def mcp_cmd(ctx, store, http, host, port, token, timeout_s, max_rows, log_level):
-    """Serve STORE to AI agents over the Model Context Protocol, read-only.
+def mcp_cmd(ctx, store, ask_stores, http, host, port, token, timeout_s, max_rows, log_level):
+    """Serve STORE to AI agents over the Model Context Protocol, read-only; ask also
+    answers from the other STOREs given, marking each fact with its store.
 
     An MCP client (Claude Desktop, Cursor, an agent built on an MCP SDK) starts this
     command and talks to it over stdin/stdout; --http serves streamable HTTP instead,
@@ -40,7 +42,8 @@ def mcp_cmd(ctx, store, http, host, port, token, timeout_s, max_rows, log_level)
       entity(id)                   label, description, aliases, facts out and in
       relations(words?, limit)     the schema: relations with id and fact count
       ask(question, method?)       an answer from the local model with its query and evidence,
-                                   or a refusal; the model loads on the first question
+                                   or a refusal; the model loads on the first question; an
+                                   open question gets a paragraph and its citations
     Resources: kgstore://entity/{id} (an entity page) and kgstore://stats.
 
     \b
@@ -55,6 +58,7 @@ def mcp_cmd(ctx, store, http, host, port, token, timeout_s, max_rows, log_level)
       kgstore mcp ./mystore --http                      # http://127.0.0.1:7879/mcp
       kgstore mcp ./mystore --http --port 8123 --token s3cret
       KGSTORE_TOKEN=s3cret kgstore mcp ./mystore --http --host 0.0.0.0
+      kgstore mcp ./wikidata ./freebase                 # ask reads both stores
 
     Updates, LOAD and SERVICE are refused. Needs `kgstore index STORE` for search, link
     and ask, and the mcp extra: pip install 'kgstore[mcp]'.
@@ -72,7 +76,8 @@ def mcp_cmd(ctx, store, http, host, port, token, timeout_s, max_rows, log_level)
                                    "pip install 'kgstore[mcp]'") from exc
     from ._qa import injected_llm
 
-    options = McpOptions(timeout_s=timeout_s, max_rows=max_rows, log_level=log_level.upper())
+    options = McpOptions(timeout_s=timeout_s, max_rows=max_rows, log_level=log_level.upper(),
+                         ask_stores=other_stores(store, ask_stores))
     if http:
         warn_if_exposed(host, token)
         serve_http(store, options, host=host, port=port, token=token, llm=injected_llm(ctx),

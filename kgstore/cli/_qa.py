@@ -65,6 +65,16 @@ def make_method(store, llm, name: str, options: dict):
     return make_method(name, QAContext(store=store, llm=llm), **options)
 
 
+def method_over_stores(paths, stores, llm, name: str, options: dict):
+    """Method ``name`` over one store, or over several with every fact marked with its
+    store (each named after its directory, ``qa.multistore``)."""
+    from qa.methods import QAContext
+    from qa.multistore import StoreSource, method_over, store_names
+
+    sources = [StoreSource(n, QAContext(store=s, llm=llm)) for n, s in zip(store_names(paths), stores)]
+    return method_over(sources, name, options)
+
+
 def status(message: str):
     if is_interactive():
         return stderr_console().status(message)

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import click
 
-from ._common import STORE_ARG, warn_if_exposed
+from ._common import STORE_ARG, other_stores, warn_if_exposed
 
 
 @click.command("serve")
 @STORE_ARG
+@click.argument("ask_stores", nargs=-1, type=click.Path(file_okay=False, path_type=str), metavar="[STORE...]")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind. Anything but loopback exposes the store to the network: add --token.")
 @click.option("--port", type=click.IntRange(0, 65535), default=7878, show_default=True)
@@ -34,9 +35,10 @@ from ._common import STORE_ARG, warn_if_exposed
                    "lookups were answered about 15% faster (docs: Serving benchmark); one process only.")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]),
               default="info", show_default=True)
-def serve_cmd(store, host, port, token, cors, timeout_s, max_rows, max_body_bytes, query_workers, workers,
+def serve_cmd(store, ask_stores, host, port, token, cors, timeout_s, max_rows, max_body_bytes, query_workers, workers,
               http_server, log_level):
-    """Serve STORE over HTTP, read-only, until Ctrl-C.
+    """Serve STORE over HTTP, read-only, until Ctrl-C; /ask also answers from the other
+    STOREs given (several stores: each fact marked with its store, see `kgstore ask --help`).
 
     \b
     Open http://127.0.0.1:7878/ in a browser for the page: a SPARQL editor (YASGUI, the
@@ -69,6 +71,7 @@ def serve_cmd(store, host, port, token, cors, timeout_s, max_rows, max_body_byte
     Examples:
       kgstore serve ./mystore                  # then open http://127.0.0.1:7878/
       kgstore serve ./mystore --http granian   # the faster HTTP server, one process
+      kgstore serve ./wikidata ./freebase      # SPARQL on ./wikidata; /ask reads both
       curl -H 'Accept: application/sparql-results+json' \\
            'http://127.0.0.1:7878/sparql?query=SELECT+*+WHERE+{+?s+?p+?o+}+LIMIT+3'
       curl 'http://127.0.0.1:7878/search?kind=triples&q=mountains+in+Nepal&k=5'
@@ -81,6 +84,5 @@ def serve_cmd(store, host, port, token, cors, timeout_s, max_rows, max_body_byte
     warn_if_exposed(host, token)
     options = ServeOptions(host=host, port=port, token=token, cors_origins=tuple(cors), timeout_s=timeout_s,
                            max_rows=max_rows, max_body_bytes=max_body_bytes, query_workers=query_workers,
-                           workers=workers, http=http_server)
+                           workers=workers, http=http_server, ask_stores=other_stores(store, ask_stores))
     serve(store, options, log_level=log_level, announce=lambda line: click.echo(line, err=True))
-

@@ -29,29 +29,44 @@ def evidence_records(answer, prefixes: dict[str, str]) -> list[FactRecord]:
     about = {"question": answer.question, "method": answer.method, "answers": list(answer.answers),
              "refused": answer.refused, "refusal": answer.refusal.message if answer.refusal else None,
              "query": answer.query}
-    return [FactRecord(text=e.text(), key=_key(e.s, e.p, e.o), score=e.score,
+    if answer.answer_stores:
+        about["answer_stores"] = [list(s) for s in answer.answer_stores]
+    return [FactRecord(text=e.text(), key=_key(e.s, e.p, e.o, store=e.store), score=e.score,
                        metadata={**_triple_metadata(e.s, e.p, e.o, e.s_label, e.p_label, e.o_label, e.literal,
                                                     prefixes, via=e.via),
-                                 "score": e.score, "source": "kgstore:ask", **about})
+                                 "score": e.score, "source": "kgstore:ask", **_store(e.store), **about})
             for e in answer.evidence]
 
 
-def search_records(hits, prefixes: dict[str, str]) -> list[FactRecord]:
+def open_answer_record(answer) -> FactRecord:
+    """An open answer (``answer.text`` set: "Tell me about X") as one record: the paragraph
+    is the text, with its citations ([1]); ``facts`` (each numbered fact, its values, its
+    store triples and, from several stores, its ``stores``) and ``sentences`` (each
+    sentence's text and the numbers of the facts it cites) are in the metadata."""
+    return FactRecord(text=answer.text, key=_key("open", answer.question, answer.text), score=None, metadata={
+        "kind": "open_answer", "source": "kgstore:ask", "question": answer.question, "method": answer.method,
+        "answers": list(answer.answers), "refused": False, "refusal": None,
+        "sentences": list(answer.sentences), "facts": list(answer.facts),
+        **({"answer_stores": [list(s) for s in answer.answer_stores]} if answer.answer_stores else {})})
+
+
+def search_records(hits, prefixes: dict[str, str], *, store: str | None = None) -> list[FactRecord]:
     """Search hits (``indexer.SearchHit``) as records: a triple hit with the ids and labels of
-    its parts, any other hit with the id and label of what it points to."""
+    its parts, any other hit with the id and label of what it points to; with ``store``
+    (one of several searched), each marked with it."""
     out = []
     for hit in hits:
-        meta: dict[str, Any] = {"kind": hit.kind, "score": hit.score, "source": "kgstore:search"}
+        meta: dict[str, Any] = {"kind": hit.kind, "score": hit.score, "source": "kgstore:search", **_store(store)}
         if hit.kind == "triples":
             x = hit.extra
             p = x.get("p")
             meta.update(_triple_metadata(x.get("s"), " / ".join(p) if isinstance(p, list) else p, x.get("o"),
                                          x.get("s_label"), x.get("p_label"), x.get("o_label"),
                                          bool(x.get("o_literal")), prefixes, via=x.get("via")))
-            key = _key(x.get("s"), str(p), x.get("o"))
+            key = _key(x.get("s"), str(p), x.get("o"), store=store)
         else:
             meta.update({"iri": hit.iri, "id": shorten(hit.iri, prefixes), "label": hit.label})
-            key = _key(hit.kind, hit.iri, hit.text)
+            key = _key(hit.kind, hit.iri, hit.text, store=store)
         out.append(FactRecord(text=hit.text, key=key, score=hit.score, metadata=meta))
     return out
 
@@ -68,5 +83,14 @@ def _triple_metadata(s, p, o, s_label, p_label, o_label, literal: bool, prefixes
     }
 
 
-def _key(*parts: str | None) -> str:
+def _store(name: str | None) -> dict[str, str]:
+    """``{"store": name}`` from several stores; nothing from one, whose records stay as they were."""
+    return {"store": name} if name is not None else {}
+
+
+def _key(*parts: str | None, store: str | None = None) -> str:
+    """A stable id of a record; the store's name joins it from several stores (two stores
+    may hold the same triple), so that one store's ids stay what they were."""
+    if store is not None:
+        parts = (store, *parts)
     return "kgstore:" + hashlib.sha1("\x1f".join(p or "" for p in parts).encode()).hexdigest()[:24]

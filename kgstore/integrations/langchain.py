@@ -8,6 +8,12 @@
     docs[0].metadata            # subject/relation/object ids and labels, score, query, answers, refused
 
     KgstoreRetriever("./mystore", mode="search", k=5).invoke("mountains in Nepal")   # the triple index
+
+    doc, = KgstoreRetriever("./mystore").invoke("Tell me about Douglas Adams")   # an open answer
+    doc.page_content            # the paragraph, with its citations [1][2]
+    doc.metadata["facts"]       # the facts cited: number, relation, values, store triples
+
+    KgstoreRetriever(["./wikidata", "./freebase"])   # several stores: records marked with their store
 """
 from __future__ import annotations
 
@@ -29,9 +35,10 @@ from ._source import KgstoreSource
 
 
 class KgstoreRetriever(BaseRetriever):
-    """Documents from a kgstore store. ``mode="ask"`` (default): a QA method answers the
-    query and the facts its answer rests on come back, one Document each (none when it
-    refuses for want of facts); ``mode="search"``: the ``k`` nearest entries of the
+    """Documents from a kgstore store, or several. ``mode="ask"`` (default): a QA method
+    answers the query and the facts its answer rests on come back, one Document each (none
+    when it refuses for want of facts); an open question ("Tell me about X") comes back as
+    one Document, the paragraph, its facts in the metadata; ``mode="search"``: the ``k`` nearest entries of the
     ``kind`` index (``triples`` by default). ``store`` is a path (opened read-only;
     :meth:`close` closes it) or an open :class:`kgstore.Store`. See
     :class:`kgstore.integrations.KgstoreSource` for ``method``, ``options`` and ``llm``."""
@@ -45,7 +52,7 @@ class KgstoreRetriever(BaseRetriever):
     llm: Any = None
     _source: KgstoreSource = PrivateAttr()
 
-    def __init__(self, store: str | os.PathLike | Store, **options: Any):
+    def __init__(self, store: str | os.PathLike | Store | list, **options: Any):
         super().__init__(store=store, **options)
         self._source = KgstoreSource(self.store, mode=self.mode, k=self.k, method=self.method, kind=self.kind,
                                      llm=self.llm, options=self.options)

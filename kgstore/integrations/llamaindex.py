@@ -9,6 +9,10 @@
 
     KgstoreRetriever("./mystore", mode="search", k=5).retrieve("mountains in Nepal")  # the triple index
 
+An open question ("Tell me about X") gives one node: the paragraph, its facts in the
+metadata (``nodes[0].node.metadata["facts"]``). A list of stores answers from all of them,
+each record marked with its store: ``KgstoreRetriever(["./wikidata", "./freebase"])``.
+
 It also plugs into a query engine: ``RetrieverQueryEngine.from_args(retriever, llm=...)``.
 """
 from __future__ import annotations
@@ -35,7 +39,7 @@ class KgstoreRetriever(BaseRetriever):
     :class:`kgstore.integrations.KgstoreSource`'s. A node's metadata stays out of the text
     a model or an encoder reads: the fact's text already says it."""
 
-    def __init__(self, store: str | os.PathLike | Store, *, mode: str = "ask", k: int = 10,
+    def __init__(self, store: str | os.PathLike | Store | list, *, mode: str = "ask", k: int = 10,
                  method: str | None = None, kind: str = "triples", llm: Any = None,
                  options: dict[str, Any] | None = None, callback_manager=None):
         self._source = KgstoreSource(store, mode=mode, k=k, method=method, kind=kind, llm=llm, options=options)

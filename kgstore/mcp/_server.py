@@ -25,6 +25,7 @@ from ..errors import KgstoreError
 from ..server._openapi import ENTITY_LIMIT_MAX, INCOMING_MAX, K_MAX
 from ..server._state import ServeOptions, ServerState
 from ._ask import ask_question
+from ._citations import citations, open_answer_text
 from ._lookups import entity_page, link_candidates, search_hits, sparql_document, store_stats
 from ._model import WarmModel
 from ._schema import relation_list
@@ -45,6 +46,7 @@ class McpOptions:
     max_rows: int | None = None
     query_workers: int = 4
     log_level: str = "WARNING"
+    ask_stores: tuple[str, ...] = ()  # more stores ``ask`` answers from (each fact marked with its store)
 
 
 class StoreServer:
@@ -59,7 +61,8 @@ class StoreServer:
         options = options or McpOptions()
         self.model = WarmModel(lambda: llm if llm is not None else llm_from_config(self.config.llm))
         self.state = ServerState(store_path, ServeOptions(timeout_s=options.timeout_s, max_rows=options.max_rows,
-                                                          query_workers=options.query_workers), llm=self.model)
+                                                          query_workers=options.query_workers,
+                                                          ask_stores=tuple(options.ask_stores)), llm=self.model)
         self.config = self.state.snapshot.lookup.config
         self.server = _build(self.state, self.model, options.log_level)
 
@@ -176,7 +179,9 @@ def _build(state: ServerState, model: WarmModel, log_level: str) -> MCPServer:
                  description=(
             "Answer a question in plain language from the store with the local model (seconds to a minute; "
             "progress is reported): the answers, or a refusal with its reason when the store does not hold "
-            "them, plus the executed query, the evidence facts and the entities meant."))
+            "them, plus the executed query, the evidence facts and the entities meant. An open question "
+            "('Tell me about X') gets a paragraph written from store facts, each sentence citing its facts: "
+            "the text, then structured citations (the facts, the sentences citing each, their store triples)."))
     async def ask(
             question: Annotated[Text, Field(description="The question, e.g. 'Which countries does the Andes cover?'")],
             ctx: Context,
@@ -197,6 +202,8 @@ def _build(state: ServerState, model: WarmModel, log_level: str) -> MCPServer:
             doc = await ask_question(state, model, question, name, report)
         except KgstoreError as exc:
             return _error(exc)
+        if doc.get("text") is not None:  # an open answer: the paragraph to quote, and its citations
+            return _open_result(doc)
         return _result(doc)
 
     @server.resource("kgstore://entity/{id}", name="entity", mime_type="application/json",
@@ -219,7 +226,9 @@ def _instructions(state: ServerState, prefixes: dict[str, str]) -> str:
     return (f"A kgstore knowledge graph ({state.path}). To answer from it: link names to ids, look up the "
             "relations, then query with sparql (prefixes predeclared: "
             f"{', '.join(f'{p}:' for p in prefixes)}); or let ask answer with the local model. Answers rest "
-            "on the store's facts; when the store lacks them, ask refuses rather than guess.")
+            "on the store's facts; when the store lacks them, ask refuses rather than guess."
+            + (f" ask also reads {', '.join(state.store_names[1:])} and marks each fact with its store; the other "
+               "tools read the first store." if state.ask_paths else ""))
 
 
 def _json(doc: Any) -> str:
@@ -230,6 +239,16 @@ def _result(doc: dict[str, Any]) -> CallToolResult:
     """The document as JSON text (what every client shows) and as structured content."""
     text = _json(doc)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=json.loads(text))
+
+
+def _open_result(doc: dict[str, Any]) -> CallToolResult:
+    """An open answer: first the paragraph with the facts it cites, as text an agent quotes;
+    then the whole answer as JSON; as structured content, the answer with ``citations``."""
+    cited = citations(doc)
+    structured = json.loads(_json({**doc, "citations": cited}))
+    return CallToolResult(content=[TextContent(type="text", text=open_answer_text(doc, cited)),
+                                   TextContent(type="text", text=_json(structured))],
+                          structured_content=structured)
 
 
 def _error(error: Exception | str) -> CallToolResult:

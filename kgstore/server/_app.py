@@ -253,7 +253,8 @@ async def _stats(request: Request) -> Response:
 async def _health(request: Request) -> Response:
     state = _state(request)
     return _json({"status": "ok", "store": str(state.path), "snapshot": state.snapshot.generation,
-                  "timeout_s": state.timeout_s, "max_rows": state.max_rows})
+                  "timeout_s": state.timeout_s, "max_rows": state.max_rows,
+                  **({"ask_stores": state.store_names} if state.ask_paths else {})})
 
 
 async def _reload(request: Request) -> Response:

@@ -394,6 +394,18 @@ def _components(kinds: tuple[str, ...]) -> dict:
                            "constraints": {"type": "array", "description": "each constraint the question "
                                            "writes (\"before 1980\", \"comedies\"): applied along a relation, "
                                            "or not applied and why", "items": {"type": "object"}},
+                           "text": {"type": "string", "description": "an open answer (\"Tell me about X\"): "
+                                    "the paragraph, each sentence followed by the numbers of the facts it cites"},
+                           "sentences": {"type": "array", "description": "an open answer's sentences: text, "
+                                         "facts (the numbers cited), status", "items": {"type": "object"}},
+                           "facts": {"type": "array", "description": "the facts an open answer cites: n, subject, "
+                                     "relation, values, source, evidence (and store, stores from several)",
+                                     "items": {"type": "object"}},
+                           "answer_stores": {"type": "array", "description": "from several stores (serve "
+                                             "STORE1 STORE2): aligned with answers, the stores that gave each",
+                                             "items": {"type": "array", "items": string}},
+                           "by_store": {"type": "array", "description": "from several stores: what each store "
+                                        "gave", "items": {"type": "object"}},
                            "seconds": {"type": "number", "minimum": 0},
                            "tokens": {"type": "object", "required": ["prompt", "completion", "total", "calls"],
                                       "properties": {k: count for k in ("prompt", "completion", "total", "calls")}},

@@ -89,4 +89,5 @@ def granian_app():
     spec = json.loads(os.environ[_GRANIAN_APP_ENV])
     options = spec["options"]
     options["cors_origins"] = tuple(options["cors_origins"])
+    options["ask_stores"] = tuple(options.get("ask_stores", ()))
     return create_app(spec["store"], ServeOptions(**options))

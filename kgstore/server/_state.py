@@ -42,6 +42,9 @@ class ServeOptions:
     query_workers: int = 4  # threads that run SPARQL; runaway queries occupy at most these
     workers: int = 1  # processes answering on the port (`serve` only; see kgstore.server._run)
     http: str = "uvicorn"  # the HTTP server `serve` runs: uvicorn, or granian (one process)
+    # more stores /ask answers from, beside the one served (qa.multistore: an answer reads
+    # them all and marks each fact with its store); SPARQL and the lookups serve the first
+    ask_stores: tuple[str, ...] = ()
 
 
 @dataclass
@@ -50,6 +53,7 @@ class Snapshot:
     qa: Store | None = None
     index: Any = None  # indexer.Index over ``lookup``, opened on first /search or /link
     methods: dict = field(default_factory=dict)  # (name, options) -> QA method over ``qa``
+    others: list = field(default_factory=list)  # the ask_stores, opened on the first /ask
     generation: int = 0
 
 
@@ -83,6 +87,9 @@ class ServerState:
         self._generation = generation
         self._snapshot = Snapshot(lookup=Store.open(self.path, read_only=True),
                                   generation=generation.value if generation else 0)
+        self.ask_paths = [Path(p) for p in options.ask_stores]
+        for path in self.ask_paths:  # a path that is no store fails at start, not on the first /ask
+            Store.open(path, read_only=True).close()
         config = self._snapshot.lookup.config.sparql
         self.timeout_s = options.timeout_s if options.timeout_s is not None else config.timeout_s
         self.max_rows = options.max_rows if options.max_rows is not None else config.max_rows
@@ -146,18 +153,31 @@ class ServerState:
                 self._llm = llm_from_config(self.snapshot.lookup.config.llm)
             return self._llm
 
+    @property
+    def store_names(self) -> list[str]:
+        """The names /ask marks facts with when it reads several stores."""
+        from qa.multistore import store_names
+
+        return store_names([self.path, *self.ask_paths])
+
     def method(self, snapshot: Snapshot, name: str, options: dict):
-        """The QA method ``name`` with ``options`` on ``snapshot`` (call on your ``ask_queue`` turn)."""
-        from qa import QAContext, make_method, method_class
+        """The QA method ``name`` with ``options`` on ``snapshot`` (call on your ``ask_queue``
+        turn); over the served store and the ``ask_stores`` when there are any."""
+        from qa import QAContext, method_class
+        from qa.multistore import StoreSource, method_over
 
         key = (name, tuple(sorted((k, repr(v)) for k, v in options.items())))
         if key not in snapshot.methods:
             if snapshot.qa is None:
                 snapshot.qa = Store.open(self.path, read_only=True)
-            context = QAContext(store=snapshot.qa, llm=self.llm())
-            if method_class(name).index_kinds:  # share the server's loaded encoder
-                context.index = self._open_index(snapshot.qa)
-            snapshot.methods[key] = make_method(name, context, **options)  # UnknownOptionError: 400
+                snapshot.others = [Store.open(path, read_only=True) for path in self.ask_paths]
+            sources = []
+            for store_name, store in zip(self.store_names, [snapshot.qa, *snapshot.others]):
+                context = QAContext(store=store, llm=self.llm())
+                if method_class(name).index_kinds or snapshot.others:  # share the server's loaded encoder
+                    context.index = self._open_index(store)
+                sources.append(StoreSource(store_name, context))
+            snapshot.methods[key] = method_over(sources, name, options)  # UnknownOptionError: 400
         return snapshot.methods[key]
 
     def close(self) -> None:

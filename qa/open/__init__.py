@@ -14,17 +14,20 @@ about an entity as a whole ("Tell me about X"), one module a job, in the order t
 ``QAMethod.answer`` routes an open question here (``qa/methods/_base.py``); a precise
 question keeps its method's path.
 """
-from ._answer import open_answer, paragraph
+from ._answer import METHOD, answer_record, open_answer, open_refusal, paragraph, written_answer
 from ._checker import Check, check_sentence, claims, settle
 from ._facts import Fact, GroundGraph, Sentence
-from ._ground import ground_graph, link_subject
+from ._ground import (DEFAULT_THRESHOLD, SubjectEvidence, ground_graph, link_subject, number_facts, sketch,
+                      subject_evidence)
 from ._reading import OpenReading, is_open, read_open
 from ._verbalize import fact_sentence, facts_sentence, verbalize
 from ._writer import Draft, parse_drafts, write
 
 __all__ = [
     "OpenReading", "is_open", "read_open",
-    "Fact", "GroundGraph", "Sentence", "ground_graph", "link_subject",
+    "Fact", "GroundGraph", "Sentence", "ground_graph", "link_subject", "sketch", "subject_evidence",
+    "SubjectEvidence", "number_facts", "DEFAULT_THRESHOLD",
     "Draft", "parse_drafts", "write", "Check", "check_sentence", "claims", "settle",
     "fact_sentence", "facts_sentence", "verbalize", "open_answer", "paragraph",
+    "answer_record", "open_refusal", "written_answer", "METHOD",
 ]

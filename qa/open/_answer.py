@@ -25,15 +25,21 @@ def open_answer(context, question: str, run, *, reading: OpenReading | None = No
     graph = ground_graph(context.store, context.get_index(("triples",)), question, reading, run,
                          max_facts=max_facts, threshold=threshold, verify_sketch=verify, subject=subject)
     if graph is None:
-        return _refusal(question, "not_in_store", f"not in the store: no entity is named {reading.subject!r}")
+        return open_refusal(question, "not_in_store", f"not in the store: no entity is named {reading.subject!r}")
+    return written_answer(question, graph, run, cover=cover)
+
+
+def written_answer(question: str, graph: GroundGraph, run, *, cover: bool = True) -> Answer:
+    """The paragraph the model writes from ``graph``'s facts, checked sentence by sentence;
+    a refusal when the graph has no facts or no sentence passed."""
     if not graph.facts:
-        return _refusal(question, "empty_ground_graph",
-                        f"not in the store: the store holds no facts about {graph.subject_label!r}")
+        return open_refusal(question, "empty_ground_graph",
+                            f"not in the store: the store holds no facts about {graph.subject_label!r}")
     drafts = write(run, question, graph.facts)
     sentences = settle(drafts, graph.facts, question, cover=cover)
     run.record("check", sentences=[s.to_dict() for s in sentences])
     if not sentences:
-        return _refusal(question, "no_answer", "no sentence written from the store facts passed the check")
+        return open_refusal(question, "no_answer", "no sentence written from the store facts passed the check")
     return answer_record(question, graph, sentences)
 
 
@@ -55,5 +61,6 @@ def answer_record(question: str, graph: GroundGraph, sentences: list[Sentence]) 
                   sentences=[s.to_dict() for s in sentences], facts=[f.to_dict() for f in facts])
 
 
-def _refusal(question: str, reason: str, message: str) -> Answer:
+def open_refusal(question: str, reason: str, message: str) -> Answer:
+    """An open answer's refusal: ``not_in_store``, ``empty_ground_graph`` or ``no_answer``."""
     return Answer(question=question, method=METHOD, refusal=Refusal(reason, message))

@@ -18,7 +18,9 @@ class Fact:
     """One numbered fact an answer may cite: a subject's relation and its values (one
     store triple each), where it came from (``sketch``: a sketched fact the store's triple
     index verified; ``telling``: one of the subject's most used relations; ``sketch-unverified``:
-    the model's own guess, only in the no-verification ablation), and the store it is from."""
+    the model's own guess, only in the no-verification ablation), and the store it is from
+    when an answer reads several (its evidence may come from more than one: both stores
+    hold a place of birth)."""
 
     n: int
     subject: str
@@ -37,7 +39,13 @@ class Fact:
                "source": self.source, "evidence": [e.to_dict() for e in self.evidence]}
         if self.store is not None:
             out["store"] = self.store
+            out["stores"] = self.stores()
         return out
+
+    def stores(self) -> list[str]:
+        """The stores whose triples back the fact, in order (two when both hold it)."""
+        return list(dict.fromkeys(e.store for e in self.evidence if e.store is not None)) or \
+            ([self.store] if self.store else [])
 
 
 def value_text(evidence: Evidence) -> str:

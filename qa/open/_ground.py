@@ -17,6 +17,7 @@ wrote them, values and all, and no store fact joins them.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from kgstore.errors import CypherSyntaxError, UnsafeQueryError
@@ -60,7 +61,7 @@ def sketch(run, question: str, *, max_tokens: int = 110) -> list[tuple[str, str,
 
 
 def verify(index, subject_iri: str, subject_label: str, triples: Sequence[tuple[str, str, str]], run, *,
-           top_k: int = 3, threshold: float = DEFAULT_THRESHOLD) -> list[Evidence]:
+           top_k: int = 3, threshold: float = DEFAULT_THRESHOLD, step: str = "verification") -> list[Evidence]:
     """The store triples that back the sketched facts: each looked up among the subject's
     triples, its hits at or above ``threshold`` kept, best first, each once."""
     if not triples:
@@ -76,7 +77,7 @@ def verify(index, subject_iri: str, subject_label: str, triples: Sequence[tuple[
         for e in good:
             if _readable(e):
                 kept.setdefault((e.s, e.p, e.o), e)
-    run.record("verification", threshold=threshold, lookups=trace)
+    run.record(step, threshold=threshold, lookups=trace)
     return list(kept.values())
 
 
@@ -116,6 +117,73 @@ def neighbour_facts(store, evidence: Sequence[Evidence], subject_iri: str, *, pe
     return [e for e in out if _readable(e) and e.o != subject_iri]
 
 
+@dataclass(frozen=True)
+class SubjectEvidence:
+    """What one store holds about the subject, each triple with where it came from
+    (``sketch`` or ``telling``): ``own``, its verified sketch facts, description and
+    telling facts, in that order; ``neighbours``, the facts of the entities it leads to."""
+
+    own: list[tuple[Evidence, str]]
+    neighbours: list[tuple[Evidence, str]]
+
+
+def subject_evidence(store, index, iri: str, label: str, sketched: Sequence[tuple[str, str, str]], run, *,
+                     threshold: float = DEFAULT_THRESHOLD, store_name: str | None = None) -> SubjectEvidence:
+    """The sketch verified against ``store``'s triple index, the subject's description and
+    telling facts, and its neighbours' facts; with ``store_name`` every triple is marked
+    with it (an answer from several stores)."""
+    step = "verification" if store_name is None else f"verification {store_name}"
+    verified = verify(index, iri, label, sketched, run, threshold=threshold, step=step)
+    described = description_fact(store, iri, label)
+    own = telling_facts(store, iri)
+    items = ([(e, "sketch") for e in verified] + ([(described, "telling")] if described else [])
+             + [(e, "telling") for e in own])
+    neighbours = [(e, "telling") for e in neighbour_facts(store, own, iri)]
+    if store_name is not None:
+        items = [(replace(e, store=store_name), source) for e, source in items]
+        neighbours = [(replace(e, store=store_name), source) for e, source in neighbours]
+    return SubjectEvidence(items, neighbours)
+
+
+def number_facts(gathered: Sequence[SubjectEvidence], *, max_facts: int = 8, max_values: int = 8) -> list[Fact]:
+    """The numbered facts of one store's evidence or several's: each relation of a subject
+    one fact, descriptions first, the stores taken in turn so that each is heard within
+    ``max_facts``; the neighbours' facts only when the subjects' own leave room. A triple
+    two stores both hold counts once, for the first."""
+    seen: set[tuple[str, str, str]] = set()
+    own, neighbours = [], []
+    for g in gathered:
+        own.append(_grouped(_unseen(g.own, seen)))
+        neighbours.append(_grouped(_unseen(g.neighbours, seen)))
+    groups = _in_turn([_first_description(groups) for groups in own])
+    if len(groups) < max_facts:
+        taken = {g[0] for g in groups}
+        groups += [g for g in _in_turn(neighbours) if g[0] not in taken]
+    facts = []
+    for n, (evidence, same, source) in enumerate(_said_once(_first_description(groups))[:max_facts], 1):
+        first = evidence[:max_values]
+        facts.append(Fact(n, first[0].s_label or first[0].s, first[0].p_label or first[0].p,
+                          tuple(value_text(e) for e in first), tuple(first) + tuple(same), source, first[0].store))
+    return facts
+
+
+def _said_once(groups) -> list[tuple[list[Evidence], list[Evidence], str]]:
+    """Each group as (its evidence, the evidence of later groups of other stores that say
+    the same: the same relation's name and values about a subject of the same name, a
+    place of birth both stores hold), its source; the groups that say it again dropped."""
+    out: list[tuple[list[Evidence], list[Evidence], str]] = []
+    said: dict[tuple, int] = {}
+    for _, source, evidence in groups:
+        key = (evidence[0].s_label or evidence[0].s, evidence[0].p_label or evidence[0].p,
+               tuple(sorted(value_text(e) for e in evidence)))
+        if key in said and out[said[key]][0][0].store != evidence[0].store:
+            out[said[key]][1].extend(evidence)
+            continue
+        said.setdefault(key, len(out))
+        out.append((evidence, [], source))
+    return out
+
+
 def ground_graph(store, index, question: str, reading: OpenReading, run, *, max_facts: int = 8,
                  max_values: int = 8, threshold: float = DEFAULT_THRESHOLD, verify_sketch: bool = True,
                  subject: tuple[str, str] | None = None) -> GroundGraph | None:
@@ -132,38 +200,45 @@ def ground_graph(store, index, question: str, reading: OpenReading, run, *, max_
                  for n, (_, r, o) in enumerate(sketched[:max_facts], 1)]
         run.record("ground_graph", subject=iri, facts=[f.text() for f in facts])
         return GroundGraph(iri, label, facts)
-    verified = verify(index, iri, label, sketched, run, threshold=threshold)
-    described = description_fact(store, iri, label)
-    own = telling_facts(store, iri)
-    groups = _grouped([(e, "sketch") for e in verified] + ([(described, "telling")] if described else [])
-                      + [(e, "telling") for e in own])
-    if len(groups) < max_facts:
-        groups += [g for g in _grouped([(e, "telling") for e in neighbour_facts(store, own, iri)])
-                   if (g[0], g[1]) not in {(x[0], x[1]) for x in groups}]
-    groups = _first_description(groups)[:max_facts]
-    facts = [Fact(n, evidence[0].s_label or evidence[0].s, evidence[0].p_label or evidence[0].p,
-                  tuple(value_text(e) for e in evidence[:max_values]), tuple(evidence[:max_values]), source)
-             for n, (_, _, source, evidence) in enumerate(groups, 1)]
+    gathered = subject_evidence(store, index, iri, label, sketched, run, threshold=threshold)
+    facts = number_facts([gathered], max_facts=max_facts, max_values=max_values)
     run.record("ground_graph", subject=iri, facts=[f"{f.text()}  ({f.source})" for f in facts])
     return GroundGraph(iri, label, facts)
 
 
-def _grouped(items: Sequence[tuple[Evidence, str]]) -> list[tuple[str, str, str, list[Evidence]]]:
-    """Evidence grouped by (subject, relation), in first-seen order, each triple once:
-    (subject, relation, source of the first, evidence)."""
-    groups: dict[tuple[str, str], tuple[str, list[Evidence]]] = {}
+def _unseen(items: Sequence[tuple[Evidence, str]], seen: set[tuple[str, str, str]]) -> list[tuple[Evidence, str]]:
+    out = []
+    for e, source in items:
+        if (e.s, e.p, e.o) not in seen:
+            seen.add((e.s, e.p, e.o))
+            out.append((e, source))
+    return out
+
+
+def _in_turn(lists: Sequence[list]) -> list:
+    """The lists' items taken in turn, one from each: ``[a1, b1, a2, b2, a3]``."""
+    out = []
+    for i in range(max((len(x) for x in lists), default=0)):
+        out += [x[i] for x in lists if i < len(x)]
+    return out
+
+
+def _grouped(items: Sequence[tuple[Evidence, str]]) -> list[tuple[tuple, str, list[Evidence]]]:
+    """Evidence grouped by (store, subject, relation), in first-seen order, each triple
+    once: (that key, source of the first, evidence)."""
+    groups: dict[tuple, tuple[str, list[Evidence]]] = {}
     seen: set[tuple] = set()
     for e, source in items:
         if (e.s, e.p, e.o) in seen:
             continue
         seen.add((e.s, e.p, e.o))
-        groups.setdefault((e.s, e.p), (source, []))[1].append(e)
-    return [(s, p, source, evidence) for (s, p), (source, evidence) in groups.items()]
+        groups.setdefault((e.store, e.s, e.p), (source, []))[1].append(e)
+    return [(key, source, evidence) for key, (source, evidence) in groups.items()]
 
 
 def _first_description(groups):
     """The description first: it says what the subject is, which a paragraph opens with."""
-    return sorted(groups, key=lambda g: g[1] != DESCRIPTION)
+    return sorted(groups, key=lambda g: g[0][2] != DESCRIPTION)
 
 
 def _readable(e: Evidence) -> bool:

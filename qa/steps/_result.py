@@ -10,7 +10,8 @@ class Evidence:
     """One store triple an answer rests on, with IRIs and labels. ``o`` is the lexical form
     when ``literal`` is true. ``score`` is the retrieval similarity when there was one.
     A two-hop statement through a mediator (CVT) node has ``via`` set to the mediator and
-    ``p`` holding both relation IRIs as ``"p1 / p2"``."""
+    ``p`` holding both relation IRIs as ``"p1 / p2"``. ``store`` names the store the
+    triple is from when an answer reads several (``qa.multistore``); None with one."""
 
     s: str
     p: str
@@ -22,15 +23,19 @@ class Evidence:
     datatype: str | None = None
     score: float | None = None
     via: str | None = None
+    store: str | None = None
 
     def text(self) -> str:
         """The triple as a line of words: ``Andes | country | Chile``."""
         return f"{self.s_label or self.s} | {self.p_label or self.p} | {self.o_label or self.o}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"s": self.s, "s_label": self.s_label, "p": self.p, "p_label": self.p_label,
-                "o": self.o, "o_label": self.o_label, "literal": self.literal, "datatype": self.datatype,
-                "score": None if self.score is None else round(self.score, 4), "via": self.via}
+        out = {"s": self.s, "s_label": self.s_label, "p": self.p, "p_label": self.p_label,
+               "o": self.o, "o_label": self.o_label, "literal": self.literal, "datatype": self.datatype,
+               "score": None if self.score is None else round(self.score, 4), "via": self.via}
+        if self.store is not None:
+            out["store"] = self.store
+        return out
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,11 @@ class Answer:
     text: str | None = None
     sentences: list[dict[str, Any]] = field(default_factory=list)
     facts: list[dict[str, Any]] = field(default_factory=list)
+    # an answer from several stores (qa.multistore): aligned with ``answers``, the stores each
+    # answer came from; and what each store gave (its name, its answers or refusal, its query,
+    # or for an open answer the entity it holds); empty with one store
+    answer_stores: list[list[str]] = field(default_factory=list)
+    by_store: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -121,6 +131,8 @@ class Answer:
         }
         if self.text is not None:
             out.update(text=self.text, sentences=list(self.sentences), facts=list(self.facts))
+        if self.by_store:
+            out.update(answer_stores=[list(s) for s in self.answer_stores], by_store=list(self.by_store))
         if trace:
             out["trace"] = self.trace
         return out

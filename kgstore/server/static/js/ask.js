@@ -1,5 +1,8 @@
 // The Ask view: a question, a method (the server's list, /ask/methods), then the answer or
 // the refusal with its reason, the executed query, and the evidence as a table and a graph.
+// An open answer ("Tell me about X") is a paragraph whose footnotes ([1]) mark the fact
+// they cite in the table (its rows) and in the graph (its edges). From several stores,
+// each evidence row says its store.
 // The server answers one question at a time: while ours waits or runs, /ask/queue (asked
 // with our ticket) says which, and how many go first.
 "use strict";
@@ -63,7 +66,7 @@ window.kgstore = window.kgstore || {};
   }
 
   // -- the answer ---------------------------------------------------------------------------
-  function renderAnswer(doc) {
+  function answerBox(doc) {
     const box = $("ask-answer");
     if (doc.refused) {
       box.className = "answer refused";
@@ -71,27 +74,82 @@ window.kgstore = window.kgstore || {};
         kg.el("div", { class: "label", text: "No answer" }),
         kg.el("div", { class: "value" }, doc.refusal.message),
         kg.el("div", { class: "muted small", text: `reason: ${doc.refusal.reason}` }));
+    } else if (doc.text != null) {
+      box.className = "answer open";
+      box.replaceChildren(kg.el("div", { class: "label", text: "Answer, from the store facts cited" }),
+        kg.el("div", { class: "value" }, paragraph(doc)));
     } else {
       box.className = "answer";
-      const answers = doc.answers.map((label, i) => doc.answer_iris[i]
-        ? kg.entityLink(doc.answer_iris[i], label) : kg.el("span", { text: label }));
+      const answers = doc.answers.map((label, i) => kg.el("span", {},
+        doc.answer_iris[i] ? kg.entityLink(doc.answer_iris[i], label) : kg.el("span", { text: label }),
+        doc.answer_stores && doc.answer_stores[i] ? kg.el("span", { class: "muted small",
+          text: ` (${doc.answer_stores[i].join(", ")})` }) : null));
       box.replaceChildren(
         kg.el("div", { class: "label", text: doc.parametric ? "Answer (from the model's own knowledge, not the store)" : "Answer" }),
         kg.el("div", { class: "value" }, answers.flatMap((a, i) => (i ? [", ", a] : [a]))));
     }
+  }
+
+  // The sentences, each followed by a footnote for each fact it cites.
+  function paragraph(doc) {
+    const facts = new Map(doc.facts.map((f) => [f.n, f]));
+    return doc.sentences.flatMap((s, i) => [
+      i ? " " : null,
+      kg.el("span", { class: `sentence ${s.status}`, text: s.text.replace(/\.$/, "") }),
+      ...s.facts.map((n) => kg.el("a", { class: "cite", href: `#ask-fact-${n}`, "data-fact": n, text: `[${n}]`,
+        title: facts.has(n) ? factLine(facts.get(n)) : "", onclick: (event) => { event.preventDefault(); cite(n); } })),
+      "."]);
+  }
+
+  function factLine(f) {
+    return `${f.subject} | ${f.relation} | ${f.values.join("; ")}` + (f.stores ? ` (${f.stores.join(", ")})` : "");
+  }
+
+  // The evidence triples, each with the number of the fact it backs (an open answer).
+  function evidenceOf(doc) {
+    if (doc.text == null) return doc.evidence;
+    return doc.facts.flatMap((f) => f.evidence.map((e) => ({ ...e, fact: f.n })));
+  }
+
+  // Footnote ``n``: its rows and its edges stand out, and the table scrolls to them.
+  function cite(n) {
+    for (const row of $("ask-evidence").tBodies[0].rows) row.classList.toggle("cited", row.dataset.fact === String(n));
+    const first = document.getElementById(`ask-fact-${n}`);
+    if (first) first.scrollIntoView({ block: "nearest" });
+    if (kg.ask.graph) {
+      kg.ask.graph.edges().removeClass("cited");
+      kg.ask.graph.edges(`[fact = ${n}]`).addClass("cited");
+    }
+  }
+
+  function renderAnswer(doc) {
+    answerBox(doc);
     $("ask-query-box").hidden = !doc.query;
     $("ask-query").textContent = kg.prefixedQuery(doc.query) || "";  // the store's prefixes, as people write it
-    $("ask-evidence").tBodies[0].replaceChildren(...doc.evidence.map((e) => kg.el("tr", {},
-      kg.el("td", {}, kg.entityLink(e.s, e.s_label)),
-      kg.el("td", { title: e.p }, e.p_label || kg.shorten(e.p)),
-      kg.el("td", {}, e.literal ? kg.literalText(e.o, e.datatype) : kg.entityLink(e.o, e.o_label)),
-      kg.el("td", { class: "num" }, kg.formatScore(e.score)))));
-    if (!doc.evidence.length) {
-      $("ask-evidence").tBodies[0].replaceChildren(kg.el("tr", {}, kg.el("td", { colspan: 4, class: "muted" }, "No evidence.")));
+    const evidence = evidenceOf(doc);
+    const table = $("ask-evidence");
+    table.classList.toggle("open", doc.text != null);
+    table.classList.toggle("several", evidence.some((e) => e.store));
+    const seen = new Set();
+    table.tBodies[0].replaceChildren(...evidence.map((e) => {
+      const first = e.fact && !seen.has(e.fact);
+      if (e.fact) seen.add(e.fact);
+      return kg.el("tr", { id: first ? `ask-fact-${e.fact}` : null, "data-fact": e.fact || null },
+        kg.el("td", {}, kg.entityLink(e.s, e.s_label)),
+        kg.el("td", { title: e.p }, e.p_label || kg.shorten(e.p)),
+        kg.el("td", {}, e.literal ? kg.literalText(e.o, e.datatype) : kg.entityLink(e.o, e.o_label)),
+        kg.el("td", { class: "num" }, kg.formatScore(e.score)),
+        kg.el("td", { class: "col-fact", text: e.fact ? `[${e.fact}]` : "" }),
+        kg.el("td", { class: "col-store", text: e.store || "" }));
+    }));
+    if (!evidence.length) {
+      table.tBodies[0].replaceChildren(kg.el("tr", {}, kg.el("td", { colspan: 6, class: "muted" }, "No evidence.")));
     }
     $("ask-result").hidden = false;
-    $("ask-graph").hidden = !doc.evidence.length;
-    kg.ask.graph = kg.graph.draw($("ask-graph"), doc.evidence, doc.answer_iris);
+    $("ask-graph").hidden = !evidence.length;
+    // an open answer's subject stands out as an answer does
+    const marked = doc.text != null ? doc.facts.map((f) => f.evidence.length ? f.evidence[0].s : null) : doc.answer_iris;
+    kg.ask.graph = kg.graph.draw($("ask-graph"), evidence, marked);
     $("ask-meta").textContent = `${doc.method} · ${doc.seconds} s · ${doc.tokens.calls} model call` +
       `${doc.tokens.calls === 1 ? "" : "s"}, ${doc.tokens.total} tokens`;
   }
@@ -124,6 +182,7 @@ window.kgstore = window.kgstore || {};
 
   kg.ask = {
     graph: null,  // the cytoscape instance of the last answer (tests read it)
+    cite,  // mark footnote n's fact in the table and the graph
     init() {
       $("ask-form").addEventListener("submit", ask);
       $("ask-method").addEventListener("change", describeMethod);

@@ -15,6 +15,7 @@ window.kgstore = window.kgstore || {};
       "line-color": "#9ca3af", "target-arrow-color": "#9ca3af", "target-arrow-shape": "triangle",
       "text-rotation": "autorotate", "text-background-color": "#ffffff", "text-background-opacity": 0.8,
       "text-background-padding": 1 } },
+    { selector: "edge.cited", style: { "line-color": "#f59e0b", "target-arrow-color": "#f59e0b", "width": 3.5 } },
   ];
 
   function elementsOf(evidence, answerIris) {
@@ -29,7 +30,9 @@ window.kgstore = window.kgstore || {};
     evidence.forEach((e, i) => {
       const s = node(e.s, e.s_label, false);
       const o = node(e.literal ? `literal:${i}:${e.o}` : e.o, e.literal ? e.o : e.o_label, e.literal);
-      edges.push({ data: { id: `e${i}`, source: s, target: o, label: e.p_label || kg.shorten(e.p) } });
+      // an open answer's facts carry their number, so a footnote can mark its edges
+      const label = (e.fact ? `[${e.fact}] ` : "") + (e.p_label || kg.shorten(e.p));
+      edges.push({ data: { id: `e${i}`, source: s, target: o, label, fact: e.fact || 0 } });
     });
     return [...nodes.values(), ...edges];
   }
