@@ -146,3 +146,17 @@ def test_kgstore_ask_prints_the_paragraph_and_json_has_text_sentences_and_eviden
     refused = CliRunner().invoke(main, ["ask", str(demo_store), "Tell me about Barack Obama"],
                                  obj={"llm": ScriptedLLM([])})
     assert refused.exit_code == 0 and "Refused (not_in_store)" in refused.output
+
+
+
+def test_a_sketch_cut_off_mid_fact_keeps_its_complete_facts():
+    from qa.open._ground import complete_lines
+    from qa.sandbox import run_pseudo_graph
+
+    cut = ('```cypher\nCREATE (nepal:Country {name: "Nepal"}),\n'
+           '       (nepal)-[:CAPITAL]->(:City {name: "Kathmandu"}),\n'
+           '       (nepal)-[:POPULATION]->(:Number {name: "30,000,000"}),\n'
+           '       (nepal)-[:AREA]->(:Number {name: "147,18')
+    triples = [tuple(t) for t in run_pseudo_graph(complete_lines(cut)).triples]
+    assert triples == [("Nepal", "CAPITAL", "Kathmandu"), ("Nepal", "POPULATION", "30,000,000")]
+    assert complete_lines('```cypher\nCREATE (x:Thing {name: "X') == ""

@@ -46,18 +46,33 @@ def link_subject(index, reading: OpenReading) -> tuple[str, str] | None:
     return None
 
 
-def sketch(run, question: str, *, max_tokens: int = 110) -> list[tuple[str, str, str]]:
-    """The facts the model would state, as (subject, relation, object) pseudo-triples."""
+def sketch(run, question: str, *, max_tokens: int = 90) -> list[tuple[str, str, str]]:
+    """The facts the model would state, as (subject, relation, object) pseudo-triples.
+
+    A sketch cut off at ``max_tokens`` keeps its complete facts: waiting for the model to
+    close the statement cost more than the last facts are worth (each is a line of about
+    20 tokens, and the subject's telling facts are added anyway)."""
     completion = run.ask("sketch", "open_sketch", {"question": question}, max_tokens=max_tokens, temperature=0.0,
                          grammar=grammar_text("pseudo_graph_cypher"))
+    text = completion.text if completion.finish_reason != "length" else complete_lines(completion.text)
     try:
-        graph = run_pseudo_graph(completion.text)
+        graph = run_pseudo_graph(text)
     except (CypherSyntaxError, UnsafeQueryError) as exc:
         run.record("sketch", error=str(exc), triples=[])
         return []
     triples = [tuple(t) for t in graph.triples if t[1] != "name"]
     run.record("sketch", triples=[list(t) for t in triples])
     return triples
+
+
+def complete_lines(cypher: str) -> str:
+    """A CREATE statement cut off mid-line, up to its last complete pattern line."""
+    lines = cypher.replace("```cypher", "").replace("```", "").strip().splitlines()
+    while lines and not lines[-1].rstrip().endswith((")", "),")):
+        lines.pop()
+    if lines:
+        lines[-1] = lines[-1].rstrip().rstrip(",")
+    return "\n".join(lines)
 
 
 def verify(index, subject_iri: str, subject_label: str, triples: Sequence[tuple[str, str, str]], run, *,
