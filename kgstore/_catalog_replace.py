@@ -42,11 +42,13 @@ def replace_in_catalog(con, change: CatalogChange, *, run_id: int, file: str) ->
     con.execute(REDIRECTS_DDL)
     gone = sorted(change.gone)
     _temp(con, "_gone", gone)
-    # What the old versions pointed at and used: their counts change.
-    con.execute("CREATE OR REPLACE TEMP TABLE _touched AS SELECT iri FROM _gone UNION "
-                "SELECT o FROM statements WHERE NOT o_literal AND s IN (SELECT iri FROM _gone)")
-    con.execute("CREATE OR REPLACE TEMP TABLE _touched_p AS SELECT DISTINCT p FROM statements "
+    # What the old versions pointed at and used: their counts change (one pass over the facts).
+    con.execute("CREATE OR REPLACE TEMP TABLE _old AS SELECT p, o, o_literal FROM statements "
                 "WHERE s IN (SELECT iri FROM _gone)")
+    con.execute("CREATE OR REPLACE TEMP TABLE _touched AS SELECT iri FROM _gone UNION "
+                "SELECT o FROM _old WHERE NOT o_literal")
+    con.execute("CREATE OR REPLACE TEMP TABLE _touched_p AS SELECT DISTINCT p FROM _old")
+    con.execute("DROP TABLE _old")
     con.execute("DELETE FROM statements WHERE s IN (SELECT iri FROM _gone)")
     con.execute("DELETE FROM entities WHERE iri IN (SELECT iri FROM _gone)")
     # A property's relation is its wdt: IRI; its document wrote that row too.
@@ -67,8 +69,9 @@ def replace_in_catalog(con, change: CatalogChange, *, run_id: int, file: str) ->
         con.unregister("_new_facts")
     if change.redirects:
         _redirect(con, change.redirects)
-    _refresh_counts(con, sorted(change.documents))
-    for name in ("_gone", "_touched", "_touched_p"):
+    _temp(con, "_documents", sorted(change.documents))
+    _refresh_counts(con)
+    for name in ("_gone", "_touched", "_touched_p", "_documents"):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return written
 
@@ -133,7 +136,7 @@ def _redirect(con, redirects: tuple[tuple[str, str], ...]) -> None:
     con.execute("DROP TABLE IF EXISTS _moves")
 
 
-def _refresh_counts(con, documents: list[str]) -> None:
+def _refresh_counts(con) -> None:
     """:meth:`Catalog.finalize`'s derived columns for the touched IRIs and predicates only.
 
     A row that no document wrote (only seen as an object) and that nothing points at any
@@ -148,8 +151,7 @@ def _refresh_counts(con, documents: list[str]) -> None:
     """)
     con.execute("""
         INSERT INTO entities (iri, id)
-        SELECT x, regexp_extract(x, '[^/#]*$') FROM _refs
-        WHERE x NOT IN (SELECT iri FROM entities) AND x NOT IN (SELECT iri FROM relations)
+        SELECT x, regexp_extract(x, '[^/#]*$') FROM _refs WHERE x NOT IN (SELECT iri FROM relations)
         ON CONFLICT DO NOTHING
     """)
     con.execute("""
@@ -159,8 +161,8 @@ def _refresh_counts(con, documents: list[str]) -> None:
     con.execute("""
         DELETE FROM entities WHERE iri IN (SELECT iri FROM _touched_set) AND popularity = 0
           AND label IS NULL AND description IS NULL AND aliases IS NULL AND sitelinks IS NULL
-          AND NOT coalesce(is_mediator, FALSE) AND NOT list_contains(?::VARCHAR[], iri)
-    """, [documents])
+          AND NOT coalesce(is_mediator, FALSE) AND iri NOT IN (SELECT iri FROM _documents)
+    """)
     con.execute("""
         INSERT INTO relations (iri, id)
         SELECT DISTINCT p, regexp_extract(p, '[^/#]*$') FROM statements
