@@ -29,7 +29,7 @@ from sparql_servers import (OXIGRAPH_INSTALL_HINT, VIRTUOSO_INSTALL_HINT, Oxigra
 
 pytestmark = [pytest.mark.endpoint, pytest.mark.llm]
 
-QUESTIONS = 8  # agreement across three backends; each question is a real model run on the first
+QUESTIONS = 5  # agreement across three backends; each question is a real model run on the first
 PGMR_KINDS = "entities,uris,relations"  # qa/methods/pgmr PGMRMethod.index_kinds
 
 

@@ -195,7 +195,10 @@ def test_entity_vectors_go_to_the_most_popular_and_names_link_the_rest(shared_da
     assert top[0].iri == rare[0] and top[0].match == "exact" and top[0].similarity is None
 
 
+# Slow (57 s): the same path is tested in CI with a scripted model just above, and
+# pseudo-graph with the real model elsewhere; `make bench` runs this one.
 @pytest.mark.llm
+@pytest.mark.slow
 def test_the_real_model_answers_the_demo_question_without_a_triple_index(demo_without_triples):
     path, _ = demo_without_triples
     result = CliRunner().invoke(main, ["ask", str(path), QUESTION, "-m", "pseudo-graph", "--format", "json"])
