@@ -278,6 +278,7 @@ class _CatalogHold:
             # would keep the cap. A connection that cannot take the reset is on its way
             # out with an error of its own, which this must not hide.
             with held, contextlib.suppress(duckdb.Error):
+                # (a merge that fails leaves the log to the next writer: its commits stay durable)
                 if self.defer_checkpoint and self.catalog.wal_bytes() >= DEFERRED_CHECKPOINT_BYTES:
                     con.execute("CHECKPOINT")
                 Catalog.limit_memory(con, None)

@@ -49,9 +49,9 @@ def link_subject(index, reading: OpenReading) -> tuple[str, str] | None:
 def sketch(run, question: str, *, max_tokens: int = 90) -> list[tuple[str, str, str]]:
     """The facts the model would state, as (subject, relation, object) pseudo-triples.
 
-    A sketch cut off at ``max_tokens`` keeps its complete facts: waiting for the model to
-    close the statement cost more than the last facts are worth (each is a line of about
-    20 tokens, and the subject's telling facts are added anyway)."""
+    A sketch cut off at ``max_tokens`` keeps its complete facts (each a line of about 20
+    tokens; the subject's telling facts are added anyway). Unterminated, the statement
+    failed to parse and every fact was lost."""
     completion = run.ask("sketch", "open_sketch", {"question": question}, max_tokens=max_tokens, temperature=0.0,
                          grammar=grammar_text("pseudo_graph_cypher"))
     text = completion.text if completion.finish_reason != "length" else complete_lines(completion.text)
