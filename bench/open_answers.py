@@ -4,7 +4,9 @@ subject, each with texts people wrote to say exactly those facts).
     python bench/open_answers.py SPLIT_PATH [--limit N] [--out DIR] [--fresh]
 
 For each entry (``--limit N``: N entries spread evenly over the triple counts 1-7, the
-same ones every run) the entry's facts are loaded into a small store of their own
+same ones every run; without it, every entry, in an order whose every prefix is spread
+over the counts too, so a run of the whole split that is stopped and resumed reports a
+fair sample as it goes: ``--report``) the entry's facts are loaded into a small store of their own
 (DBpedia names become labels: ``Aarhus_Airport`` → "Aarhus Airport", ``runwayLength`` →
 "runway length"), indexed, and five systems write about its subject:
 
@@ -77,6 +79,28 @@ def spread(entries: list[dict], limit: int | None) -> list[dict]:
         group, n = by_size[s], min(share[s], len(by_size[s]))
         out += [group[(i * len(group)) // n] for i in range(n)]
     return out
+
+
+def interleaved(entries: list[dict]) -> list[dict]:
+    """Every entry, in an order whose every prefix is spread over the triple counts (one of
+    each count in turn) and evenly within each count (the halving order: first, middle,
+    quarters, ...), so a whole split's run can stop and resume anywhere and the entries
+    done so far are a fair sample of it."""
+    by_size: dict[int, list[dict]] = {}
+    for e in entries:
+        by_size.setdefault(len(e["triples"]), []).append(e)
+    queues = [[group[i] for i in _halving_order(len(group))] for _, group in sorted(by_size.items())]
+    out = []
+    for k in range(max((len(q) for q in queues), default=0)):
+        out += [q[k] for q in queues if k < len(q)]
+    return out
+
+
+def _halving_order(n: int) -> list[int]:
+    """0..n-1 by bit-reversed position: 0, n/2, n/4, 3n/4, ... (each prefix evenly spread)."""
+    bits = max(1, (n - 1).bit_length())
+    order = sorted(range(1 << bits), key=lambda i: int(format(i, f"0{bits}b")[::-1], 2))
+    return [i for i in order if i < n]
 
 
 def label(name: str) -> str:
@@ -288,7 +312,7 @@ def run(args, systems) -> None:
     from qa.llm import llm_from_config
     from qa.llm._cache import CachingLLM
 
-    entries = spread(read_split(args.split), args.limit)
+    entries = spread(read_split(args.split), args.limit) if args.limit else interleaved(read_split(args.split))
     args.out.mkdir(parents=True, exist_ok=True)
     results_path = args.out / "results.jsonl"
     if args.fresh:
