@@ -533,3 +533,32 @@ def test_the_path_read_is_the_one_whose_answers_fit_the_marks_both_ways():
     assert marks_fit(directed, {"eurotrip"}, "eurotrip") > marks_fit(every_film, {"eurotrip"}, "eurotrip")
     # the first mark counts before anything else
     assert marks_fit(directed, marked, "eurotrip") > marks_fit({"the dictator"}, marked, "eurotrip")
+
+
+def test_a_drafted_path_the_reading_confirms_stands_over_a_longer_walk():
+    from qa.steps._path_grounding import keeps_draft
+    marked = {"india", "bhutan", "people's republic of china"}
+    borders = {"india", "people's republic of china"}  # the draft's one hop, every answer marked
+    # Bhutan came from the facts of a walk two borders on, which holds it too: the draft stands
+    assert keeps_draft(borders, 1, 3, marked, "india")
+    # a path of the draft's length holding more marks is another relation, and wins as before
+    assert not keeps_draft({"eurotrip"}, 1, 1, {"eurotrip", "the dictator"}, "eurotrip")
+    # a draft one hop short holds no first mark; a broad draft holds answers no one marked
+    assert not keeps_draft({"tigres uanl"}, 1, 2, {"mexico"}, "mexico")
+    assert not keeps_draft(borders | {"pakistan"}, 1, 2, marked, "india")
+
+
+def test_a_variable_named_like_count_is_not_a_count():
+    from qa.methods.pgmr._placeholders import parse_placeholder_query
+    draft = "SELECT DISTINCT ?country WHERE { [ENT: Quito] [REL: capital of] ?country }"
+    assert not parse_placeholder_query(draft).counts
+    assert parse_placeholder_query("SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { [ENT: Peru] [REL: shares border with] ?x }"
+                                   ).counts
+
+
+def test_a_round_trip_cue_the_store_names_as_a_relation_is_no_round_trip():
+    from qa.steps._path_grounding import asks_round_trip, cue_in_labels
+    question = "Which countries share a border with Peru?"
+    assert asks_round_trip(question)  # "share" is the others' cue ...
+    assert cue_in_labels(question, ("shares border with",)) == "shares border with"  # ... unless a relation says it
+    assert cue_in_labels("Which films share a director with Alien?", ("directed by",)) is None

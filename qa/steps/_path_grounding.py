@@ -130,6 +130,15 @@ class PathGrounder:
         # co-stars of the films of X"), whose facts lead the model to mark the wrong film
         read_hops = draft.hops + 1
         trip = self.round_trips and asks_round_trip(question)
+        if trip:
+            # "countries that share a border with Peru": the cue word is the name of a
+            # relation the store holds ("shares border with"), not others met on a way back
+            best_way = max((i for i in range(len(paths)) if not paths[i].round_trip), key=lambda i: scores[i],
+                           default=None)
+            named = best_way is not None and cue_in_labels(question, paths[best_way].labels)
+            if named:
+                run.record(step, trip_cue_in_relation=named)
+                trip = False
         trip_hops = 2 if asks_for_others(question) else draft.trip_hops
         if trip:
             # "the director of X also directed …": the answer is back where X is, so the
@@ -282,6 +291,16 @@ class PathGrounder:
         # where a path not shown reaches it alone.
         best = max(answers, key=lambda i: (*marks_fit(answers[i], marked, first), -i))
         pick = ids[best] if hits[best] else default
+        drafted = ids.index(default) if default in ids else None
+        if drafted is not None and best != drafted and keeps_draft(
+                answers[drafted], ranked[drafted].path.hops, ranked[best].path.hops, marked, first):
+            # The model marked every answer of the path its own draft became, first mark
+            # included: its reading agrees with its draft, and a longer path that holds more
+            # of the marks holds what the model also took from the facts of the hops beyond
+            # ("countries Nepal borders": China and India, then Bhutan from "Bhutan | shares
+            # border with | China", which a walk two borders on holds too)
+            run.record(step, draft_confirmed={"kept": ranked[drafted].answers, "over": ranked[best].answers})
+            best, pick = drafted, default
         if first_mark and first not in answers[best]:
             # a round trip's question names what the others share ("the director of X also
             # directed …"), and the model marks it; its later marks then come from the
@@ -312,6 +331,15 @@ def marks_fit(answers: set[str], marked: set[str], first: str | None) -> tuple[b
     return first in answers, 2 * hits / max(len(answers) + len(marked), 1), hits
 
 
+def keeps_draft(drafted: set[str], drafted_hops: int, best_hops: int, marked: set[str], first: str | None) -> bool:
+    """Whether the drafted path's answers stand over a longer path that fits the marks
+    better: the first mark is among them and every one of them is marked (a path to every
+    country holds the one marked too, but not all of it is marked). A path of the same
+    length that holds more marks is another relation ("written by" beside "directed by")
+    and wins as before; a path a hop short of the answer holds no first mark."""
+    return best_hops > drafted_hops and bool(drafted) and first in drafted and drafted <= marked
+
+
 # Words with which English asks for the others that share something with the named one:
 # "X's director also directed …", "co-stars of X", "films that share a writer with X",
 # "the same actor as X". Grammar, not any one dataset's relations.
@@ -326,6 +354,16 @@ _ROUND_TRIP = re.compile(r"\b(?:also|co-\w+|co\w*(?:star|direct|writ|author|foun
 _OTHERS = re.compile(r"\bother\s+(?:[a-z-]+s|people|men|women|children|ones)\b|\belse\b", re.I)
 _ROLE_OF = re.compile(r"\bthe\s+([a-z-]+)\s+of\b|'s\s+([a-z-]+)|\bwho(?:m)?ever\s+([a-z-]+)"
                       r"|\bthe\s+(?:person|people|one|ones|man|woman)\s+(?:who|that)\s+([a-z-]+)", re.I)
+
+
+def cue_in_labels(question: str, labels: Sequence[str]) -> str | None:
+    """The relation label among ``labels`` that holds a form of one of the question's
+    round-trip cue words ("share" in "shares border with"), or None."""
+    cues = [w.lower() for m in _ROUND_TRIP.finditer(question) for w in m.group().split()]
+    for label in labels:
+        if any(_same_stem(word, cue) for word in normalise_label(label).split() for cue in cues):
+            return label
+    return None
 
 
 def asks_round_trip(question: str) -> bool:

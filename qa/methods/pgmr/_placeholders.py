@@ -18,6 +18,7 @@ _PLACEHOLDER = re.compile(r"\[(ENT|REL):\s*([^\[\]]+?)\s*\]")
 _QUERY = re.compile(r"^\s*SELECT\s+(?P<proj>.+?)\s+WHERE\s*\{\s*(?P<body>.*?)\s*(?P<filter>FILTER\s*\(.*\))?\s*\}"
                     r"\s*(?P<tail>ORDER\s+BY.*)?$", re.DOTALL | re.IGNORECASE)
 _VAR = re.compile(r"\?[A-Za-z_]\w*")
+_COUNT_CALL = re.compile(r"(?<![?$\w])COUNT\s*\(", re.I)
 
 
 class PlaceholderSyntaxError(ValueError):
@@ -60,7 +61,8 @@ class PlaceholderQuery:
 
     @property
     def counts(self) -> bool:
-        return "COUNT" in self.projection.upper()
+        # COUNT as a function, not inside a variable's name (``?country``, ``?counties``)
+        return bool(_COUNT_CALL.search(self.projection))
 
     def entities(self) -> list[str]:
         """The distinct entity placeholder names, in order of appearance."""
