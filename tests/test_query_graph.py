@@ -683,3 +683,13 @@ def test_a_no_stands_only_when_no_namesake_of_the_value_joins_the_subject(tmp_pa
         answer = answer_boolean(store, index, question, [subject, tag], "test", run)
         assert answer.answers == ["yes"]
         assert run.trace["boolean"]["checks"][0]["relation"] == "genre"
+
+
+def test_words_after_a_constant_open_its_end_whatever_came_before():
+    from qa.steps._query_graph import read_value_constraints
+    (later,) = read_value_constraints("How many of [Steven Spielberg]'s films were released in 1991 or later?")
+    assert (later.op, later.low, later.words) == (">=", 1991.0, "in 1991 or later")
+    (earlier,) = read_value_constraints("Which films of X were released 1990 or earlier?")
+    assert (earlier.op, earlier.low) == ("<=", 1990.0)
+    (exact,) = read_value_constraints("Which films of X came out in 1985?")
+    assert exact.op == "="

@@ -19,7 +19,7 @@ by :mod:`qa.steps._constraints`, each one applied or reported as not grounded.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Sequence
 
 # a number as written: "1985", "8,000", "8 000", "2.5"; a scale word may follow
@@ -49,6 +49,13 @@ _FROM_TO = re.compile(rf"\bfrom\s+(?:the\s+year\s+)?{_NUMBER}{_SCALE}\s+(?:to|th
                       rf"{_NUMBER}{_SCALE}{_UNIT}", re.I)
 # "from 2005 on": a lower bound; a bare "from 1950" dates the thing ("a comedy from 1950")
 _ONWARDS = re.compile(r"\s+(?:on|onwards?|forward|and later|or later)\b", re.I)
+# "1991 or later", "3 or more", "2000 and earlier": the words after a constant open its end,
+# whatever came before it ("released in 1991 or later" is no year equal)
+_OPEN_END = re.compile(r"\s+(?:(?:or|and)\s+(later|after|more|above|over|higher|greater|newer|earlier|before|"
+                       r"fewer|less|below|under|lower)|(onwards?))\b", re.I)
+_OPEN_END_OPS = {**dict.fromkeys(("later", "after", "more", "above", "over", "higher", "greater", "newer", "onward",
+                                  "onwards"), ">="),
+                 **dict.fromkeys(("earlier", "before", "fewer", "less", "below", "under", "lower"), "<=")}
 _DECADE = re.compile(r"\b(?:in|during|from)\s+the\s+(\d{3})0'?s\b", re.I)
 _BOUND = re.compile(rf"\b({_BOUND_WORDS})\s+(?:the\s+year\s+|about\s+|around\s+|roughly\s+)?{_NUMBER}{_SCALE}{_UNIT}",
                     re.I)
@@ -247,7 +254,17 @@ def read_value_constraints(question: str) -> list[ValueConstraint]:
     for m in _IN_YEAR.finditer(question):
         start = m.start(2) if m.group(1).lower() in ("released", "born", "published", "founded", "made") else m.start()
         add(ValueConstraint("=", float(m.group(2)), None, True, None, question[start:m.end()], (start, m.end())))
-    return sorted(found, key=lambda c: c.span)
+    return sorted((open_ended(c, question) for c in found), key=lambda c: c.span)
+
+
+def open_ended(c: ValueConstraint, question: str) -> ValueConstraint:
+    """``c``, a constant equal, as a bound when the question's next words open its end
+    ("in 1991 or later": 1991 or above)."""
+    end = _OPEN_END.match(question, c.span[1]) if c.op == "=" else None
+    if end is None:
+        return c
+    word = (end.group(1) or end.group(2)).lower()
+    return replace(c, op=_OPEN_END_OPS[word], words=question[c.span[0]:end.end()], span=(c.span[0], end.end()))
 
 
 _DANGLING = re.compile(r"\s+(?:from|in|during|since|after|before|between|of|on|at|by|that|which|and|or|"
