@@ -562,3 +562,30 @@ def test_a_round_trip_cue_the_store_names_as_a_relation_is_no_round_trip():
     assert asks_round_trip(question)  # "share" is the others' cue ...
     assert cue_in_labels(question, ("shares border with",)) == "shares border with"  # ... unless a relation says it
     assert cue_in_labels("Which films share a director with Alien?", ("directed by",)) is None
+
+
+NEPAL_BORDERS = "SELECT DISTINCT ?answer WHERE { [ENT: Nepal] [REL: shares border with] ?answer }"
+
+
+def test_the_reading_that_confirms_the_draft_keeps_it_on_the_demo_store(store):
+    # the model marks Bhutan too, from the facts of a walk two borders on shown beside
+    result, _ = ask(store, [NEPAL_BORDERS, "{India}, {Bhutan}, {People's Republic of China}"], "pgmr",
+                    question="Which countries does Nepal border?", read_answers=True)
+    assert set(result.answers) == {"India", "People's Republic of China"}
+    assert result.trace["ground"]["draft_confirmed"]["kept"] == ["People's Republic of China", "India"]
+    assert result.query.count(f"<{WDT}P47>") == 1
+
+
+def test_a_relation_named_by_the_cue_word_is_walked_once_on_the_demo_store(store):
+    draft = "SELECT DISTINCT ?answer WHERE { [ENT: Peru] [REL: shares border with] ?answer }"
+    result, _ = ask(store, [draft, "{Ecuador}, {Bolivia}"], "pgmr",
+                    question="Which countries share a border with Peru?", read_answers=True)
+    assert result.trace["ground"]["trip_cue_in_relation"] == "shares border with"
+    assert result.query.count(f"<{WDT}P47>") == 1 and f"<{WD}Q419> <{WDT}P47> ?" in result.query
+    assert {"Ecuador", "Bolivia", "Chile"} <= set(result.answers) and "Argentina" not in result.answers
+
+
+def test_a_variable_named_like_count_answers_with_entities_on_the_demo_store(store):
+    result, _ = ask(store, ["SELECT DISTINCT ?country WHERE { [ENT: Quito] [REL: capital of] ?country }"], "pgmr",
+                    question="Which country has Quito as its capital?")
+    assert result.answers == ["Ecuador"] and "COUNT" not in result.query

@@ -47,15 +47,15 @@ _BOUND_WORDS = "|".join(sorted((re.escape(w) for w in {**_LOWER_BOUNDS, **_UPPER
 _BETWEEN = re.compile(rf"\bbetween\s+(?:the\s+years\s+)?{_NUMBER}{_SCALE}\s+and\s+{_NUMBER}{_SCALE}{_UNIT}", re.I)
 _FROM_TO = re.compile(rf"\bfrom\s+(?:the\s+year\s+)?{_NUMBER}{_SCALE}\s+(?:to|through|thru|till|until|up to)\s+"
                       rf"{_NUMBER}{_SCALE}{_UNIT}", re.I)
-# "from 2005 on": a lower bound; a bare "from 1950" dates the thing ("a comedy from 1950")
-_ONWARDS = re.compile(r"\s+(?:on|onwards?|forward|and later|or later)\b", re.I)
-# "1991 or later", "3 or more", "2000 and earlier": the words after a constant open its end,
+# "from 2005 on": a lower bound; a bare "from 1950" dates the thing ("a comedy from 1950").
+# "on" and "forward" open a year's end only after "from" ("released in 1991 on DVD");
+# "or later" and "onwards" do after any year (:func:`open_ended`)
+_ONWARDS = re.compile(r"\s+(?:on|forward)\b", re.I)
+# "1991 or later", "2000 and earlier", "1985 onwards": the words after a year open its end,
 # whatever came before it ("released in 1991 or later" is no year equal)
-_OPEN_END = re.compile(r"\s+(?:(?:or|and)\s+(later|after|more|above|over|higher|greater|newer|earlier|before|"
-                       r"fewer|less|below|under|lower)|(onwards?))\b", re.I)
-_OPEN_END_OPS = {**dict.fromkeys(("later", "after", "more", "above", "over", "higher", "greater", "newer", "onward",
-                                  "onwards"), ">="),
-                 **dict.fromkeys(("earlier", "before", "fewer", "less", "below", "under", "lower"), "<=")}
+_OPEN_END = re.compile(r"\s+(?:(?:or|and)\s+(later|after|newer|earlier|before|older)|(onwards?))\b", re.I)
+_OPEN_END_OPS = {**dict.fromkeys(("later", "after", "newer", "onward", "onwards"), ">="),
+                 **dict.fromkeys(("earlier", "before", "older"), "<=")}
 _DECADE = re.compile(r"\b(?:in|during|from)\s+the\s+(\d{3})0'?s\b", re.I)
 _BOUND = re.compile(rf"\b({_BOUND_WORDS})\s+(?:the\s+year\s+|about\s+|around\s+|roughly\s+)?{_NUMBER}{_SCALE}{_UNIT}",
                     re.I)
@@ -258,8 +258,8 @@ def read_value_constraints(question: str) -> list[ValueConstraint]:
 
 
 def open_ended(c: ValueConstraint, question: str) -> ValueConstraint:
-    """``c``, a constant equal, as a bound when the question's next words open its end
-    ("in 1991 or later": 1991 or above)."""
+    """``c``, a year equal (the only constants read as equal), as a bound when the
+    question's next words open its end ("in 1991 or later": 1991 or above)."""
     end = _OPEN_END.match(question, c.span[1]) if c.op == "=" else None
     if end is None:
         return c
