@@ -685,6 +685,35 @@ def test_a_no_stands_only_when_no_namesake_of_the_value_joins_the_subject(tmp_pa
         assert run.trace["boolean"]["checks"][0]["relation"] == "genre"
 
 
+@pytest.fixture(scope="module")
+def tagged(tmp_path_factory):
+    """FILMS with tags that are also genre words and a year ("film", "1979")."""
+    store, index = indexed_store(tmp_path_factory, "kinds.txt", "tsv",
+                                 FILMS + "Night Harbor|tags|harbor\nSalt Road|tags|film\nSalt Road|tags|1979\n")
+    with store:
+        yield store, index
+
+
+@pytest.mark.parametrize("question, verdict", [
+    ("Is [Night Harbor] a Comedy film?", "yes"),
+    ("Is [Night Harbor] a comedy film?", "yes"),
+    ("Is [Night Harbor] a Drama film?", "no"),
+    ("Is [Night Harbor] a comedy and a film?", "no"),
+    ("Is [Night Harbor] a 1979 film?", "yes"),  # the year a literal, not the entity "1979"
+    ("Is [Night Harbor] a 1985 film?", "no"),
+])
+def test_the_word_that_closes_a_value_s_noun_phrase_names_the_kind_not_a_second_value(tagged, question, verdict):
+    # the store also holds a tag "film", which Night Harbor lacks: "a Comedy film" asks
+    # about the genre; "a comedy and a film" asks about both
+    from qa.shapes import answer_in_shape, question_mentions
+
+    store, index = tagged
+    assert question_mentions(index, question)[-1].text == "film"
+    with store.reading():
+        answer = answer_in_shape(store, index, question, MethodRun(ScriptedLLM([])), "test", chain=None)
+    assert answer.answers == [verdict]
+
+
 def test_words_after_a_constant_open_its_end_whatever_came_before():
     from qa.steps._query_graph import read_value_constraints
     (later,) = read_value_constraints("How many of [Steven Spielberg]'s films were released in 1991 or later?")

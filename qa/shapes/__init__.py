@@ -44,7 +44,9 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
     mentions = question_mentions(index, question)
     # a number the store also holds as a name (a film called "2010") is a constant after a
     # comparison word ("before 2010"): only a name written in brackets stays a name
-    values = read_value_constraints(without_names(question, [m.span for m in mentions if not _bare_number(m)]))
+    # ("a 1908 film": a common word the store also holds as a name, "film", is not blanked)
+    values = read_value_constraints(without_names(question, [m.span for m in mentions if not _bare_number(m)
+                                                             and written_as_name(question, m.span)]))
     mentions = [m for m in mentions if not any(c.span[0] < m.span[1] and m.span[0] < c.span[1] for c in values)]
     # a title's words are not the question's ("The Fastest Gun Alive"), but a common word
     # the store also holds as a name ("film", "the last movie" in lower case) still is

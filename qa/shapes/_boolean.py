@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..steps._result import Answer, Evidence, Refusal
+from ..steps._values import comparable
 from ._attributes import Attribute, entity_attributes, rank_attributes, value_roles
 from ._mentions import Mention, other_forms, without_mentions
 
@@ -48,6 +49,13 @@ def check_value(store, embed, subject: Mention, value: Mention, asked: str,
     joining = [a for a in attributes.values() if value.iri in a.other_ends()]
     roles = value_roles(store, value.iri, timeout_s=timeout_s)
     kin = [a for a in attributes.values() if a.key in roles and a not in joining and not a.literal]
+    number = comparable(value.label, None)
+    if number is not None:
+        # "is X a 1981 film": a number is also compared with the subject's own numbers and
+        # dates (its release year stored as a literal, not as the entity "1981")
+        numeric = [a for a in attributes.values() if a.literal and a.ordered and a not in joining]
+        joining += [a for a in numeric if _holds(a, number)]
+        kin += [a for a in numeric if not _holds(a, number) and a.dates == _looks_like_year(number)]
     ranked = rank_attributes(embed, asked, joining + kin)
     scores = {(joining + kin)[i].key: s for s, i in ranked}
     if joining:
@@ -62,6 +70,28 @@ def check_value(store, embed, subject: Mention, value: Mention, asked: str,
         best = max(kin, key=lambda a: scores[a.key])
         return _no(value, best, f"{subject.label} has other values of {best.label}")
     return Check(value, None, why=f"the store holds nothing of {subject.label} of the kind {value.label} is")
+
+
+def _looks_like_year(number: float) -> bool:
+    return number.is_integer() and 1000 <= number <= 2100
+
+
+def _holds(attribute: Attribute, number: float) -> bool:
+    """Whether one of ``attribute``'s values is ``number``; a year is held by a date of it."""
+    year = attribute.dates and _looks_like_year(number)
+    return any(v == number or (year and int(v // 1) == number) for v in attribute.numbers())
+
+
+def _names_the_kind(check: Check, checks: list[Check], question: str) -> bool:
+    """Whether ``check``'s value is a common word that closes the noun phrase of a value the
+    store joins to the subject: "film" of "is X a Comedy film?" names the kind of thing X
+    is, not a second value (a store may hold a tag "film" that X lacks). Only a "no" on
+    such a word is set aside; "is X a comedy and a drama" keeps both values."""
+    if check.verdict is not False or check.value.written_as_name:
+        return False
+    start = check.value.span[0]
+    return any(other.verdict and other.value.span[1] <= start and not question[other.value.span[1]:start].strip(" []")
+               for other in checks if other is not check)
 
 
 def _no(value: Mention, attribute: Attribute, why: str) -> Check:
@@ -94,6 +124,7 @@ def answer_boolean(store, index, question: str, mentions: list[Mention], method:
     # check when a name the question writes as one is judged
     if any(c.verdict is not None for c in checks):
         checks = [c for c in checks if c.verdict is not None or c.value.written_as_name]
+    checks = [c for c in checks if not _names_the_kind(c, checks, question)]
     run.record("boolean", subject=subject.to_dict(), asked=asked, checks=[c.to_dict() for c in checks])
     meant = [m.to_dict() for m in mentions]
     if any(c.verdict is False for c in checks):

@@ -136,7 +136,12 @@ def detect_shape(question: str, names: Sequence[tuple[int, int]] = ()) -> Questi
     # "can you name a film …" is a request, and "is X a man or a woman" a choice: chains
     # a name opens "[X] was the director of which films"; a wh-word anywhere asks for a thing
     requested = len(words) > 2 and words[1] == "you" and words[2] in _REQUEST_VERBS
-    yes_no = ((words[0] in _BOOLEAN_OPENING and not question.lstrip().startswith("[") and not requested)
+    # "[X]: is that a drama?", "Battleground: is that a romance?" name their topic first
+    # and ask after the colon
+    clauses = {question, _TOPIC_FIRST.sub("", question)}
+    opens_yes_no = any(c.strip() and _WORD.findall(c)[0].lower() in _BOOLEAN_OPENING and not c.lstrip().startswith("[")
+                       for c in clauses if _WORD.findall(c))
+    yes_no = ((opens_yes_no and not requested)
               or bool(_TAG_QUESTION.search(question))) and not _asks_wh(tokens)
     recent = _RECENT.search(question)
     if recent:
@@ -155,6 +160,7 @@ def detect_shape(question: str, names: Sequence[tuple[int, int]] = ()) -> Questi
     return QuestionShape("chain", words=words)
 
 
+_TOPIC_FIRST = re.compile(r"^[^:?\[\]]*(?:\[ *\][^:?\[\]]*)?:\s*")
 _COUNT_WORDS = re.compile(r"\bhow many\b|\b(?:what is |what's |what are )?the (?:total )?number of\b|"
                           r"\bwhat (?:total )?number of\b|^\W*count (?:the|all(?: the)?)\b", re.I)
 # "how many times did X play Y in a film": the times are the films (or whatever the rest
