@@ -144,6 +144,20 @@ def test_an_entity_constraint_ties_the_answer_to_another_mention(films):
     assert tied and {frozenset(c.answers) for c in tied} == {frozenset({"Night Harbor", "Glass River"})}
 
 
+def test_a_negated_constraint_keeps_the_answers_the_store_does_not_tie(films):
+    texts = _texts(films, "which films did ann lee direct that are not comedies")
+    denied = [c for c in texts.values() if c.stage == "negation" and c.path.hops == 1 and c.topic.label == "Ann Lee"]
+    assert {frozenset(c.answers) for c in denied} == {frozenset({"Paper Lanterns", "Quiet Engines"})}
+    assert all(c.ties[0].node == "?answer" and "not:" in verbalize(c) for c in denied)
+    # a question that denies nothing gets no negated constraint
+    assert not any(c.stage == "negation" for c in _texts(films, "which comedy films did ann lee direct").values())
+
+
+def test_the_model_picks_a_negation_and_the_query_says_not_exists(films):
+    answer, run, _ = composed(films, "which of ann lee's films aren't comedies", r"^Ann Lee directed what; where not:")
+    assert set(answer.answers) == {"Paper Lanterns", "Quiet Engines"} and "NOT EXISTS" in answer.query
+
+
 def test_a_value_constraint_compares_a_value_the_node_holds(films):
     texts = _texts(films, "which films did ann lee direct before 1990")
     tied = [c for c in texts.values() if c.stage == "value constraint" and c.path.hops == 1 and c.topic.label == "Ann Lee"]
@@ -155,6 +169,29 @@ def test_a_superlative_orders_by_a_value_the_node_holds(films):
     ordered = {c.ordering.ascending: c.answers for c in texts.values()
                if c.ordering and c.path.hops == 1 and c.topic.label == "Ann Lee"}
     assert ordered == {True: ("Night Harbor",), False: ("Quiet Engines",)}
+
+
+def test_a_superlative_asked_for_its_value_orders_the_values_themselves(films):
+    # "in what year did ann lee first direct a film": the chain answers years, and the
+    # question asks for the first of them, not for a film
+    texts = _texts(films, "in what year did ann lee first direct a film")
+    ordered = {c.ordering.ascending: c.answers for c in texts.values()
+               if c.stage == "superlative value" and c.topic.label == "Ann Lee"}
+    assert ordered == {True: ("1979",), False: ("2007",)}
+    assert not any(c.stage == "superlative value" for c in _texts(films, "which years did ann lee direct films in").values())
+
+
+def test_the_ordering_word_breaks_the_tie_between_the_first_and_the_last(films):
+    store, index = films
+    for question, ascending in (("in what year did ann lee first direct a film", True),
+                                ("in what year did ann lee last direct a film", False)):
+        reading = read_question(index, question)
+        assert reading.order_ascending is ascending
+        with store.reading():
+            candidates = [c for c in enumerate_candidates(store, index.embed, reading) if c.stage == "superlative value"]
+        scores = rank(index.embed, reading, candidates)
+        best = max(range(len(candidates)), key=lambda i: scores[i])
+        assert candidates[best].ordering.ascending is ascending
 
 
 def test_a_count_is_offered_for_a_question_that_asks_how_many(films):

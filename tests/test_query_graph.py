@@ -714,6 +714,24 @@ def test_the_word_that_closes_a_value_s_noun_phrase_names_the_kind_not_a_second_
     assert answer.answers == [verdict]
 
 
+@pytest.mark.parametrize("question, expected", [
+    ("When was the last film written by [Ann Lee] released?", ["2007"]),
+    ("What year did [Ann Lee]'s first film come out?", ["1979"]),
+])
+def test_a_superlative_over_values_is_the_extreme_value(question, expected):
+    # the chain answers the years themselves: the superlative is the first or last year,
+    # not the list of them
+    from qa.shapes import answer_superlative, detect_shape
+
+    years = ["1985", "2007", "1979"]
+    chain = Answer(question=question, method="test", answers=years, answer_iris=[None] * 3,
+                   values=[{"value": y, "lexical": y, "datatype": "http://www.w3.org/2001/XMLSchema#integer", "kind": "number"} for y in years])
+    shape = detect_shape(question)
+    assert shape.kind == "superlative"
+    answer = answer_superlative(None, None, question, shape, chain, "test", MethodRun(ScriptedLLM([])))
+    assert answer.answers == expected and answer.shape == "superlative"
+
+
 def test_words_after_a_constant_open_its_end_whatever_came_before():
     from qa.steps._query_graph import read_value_constraints
     (later,) = read_value_constraints("How many of [Steven Spielberg]'s films were released in 1991 or later?")

@@ -37,13 +37,16 @@ _XSD = "http://www.w3.org/2001/XMLSchema#"
 @dataclass(frozen=True)
 class EntityTie:
     """A constraint tying a node of the chain (``node``, a variable) to ``entity`` by
-    ``relation`` (read from the node to the entity unless ``backward``)."""
+    ``relation`` (read from the node to the entity unless ``backward``), or, ``negated``,
+    keeping only the nodes the store does not so tie."""
 
     node: str
     relation: str
     relation_label: str
     backward: bool
     entity: LinkedEntity
+    # the node must *not* be so tied ("which of X's films are not comedies")
+    negated: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,8 @@ class ValueTie:
 @dataclass(frozen=True)
 class Ordering:
     """Keep the first (``ascending``) or last of the chain's answers by the value the
-    ``node`` holds by ``relation``."""
+    ``node`` holds by ``relation``, or by the node's own value when ``relation`` is empty
+    (the chain answers years, and the question asks for the first one)."""
 
     node: str
     relation: str
@@ -83,6 +87,8 @@ class QueryCandidate:
     stage: str = "chain"
     # the other entities the question names: never the answer ("who plays X in F" is not F)
     named: tuple[str, ...] = ()
+    # every answer is a literal (a year, a number): it orders by itself
+    literal: bool = False
 
     def nodes(self) -> list[str]:
         """The chain's variables after the topic: its middles, then the answer."""
@@ -95,8 +101,12 @@ class QueryCandidate:
         for tie in self.ties:
             if isinstance(tie, EntityTie):
                 ent = f"<{tie.entity.iri}>"
-                patterns.append(sb.TriplePattern(ent, f"<{tie.relation}>", tie.node) if tie.backward
-                                else sb.TriplePattern(tie.node, f"<{tie.relation}>", ent))
+                pattern = (sb.TriplePattern(ent, f"<{tie.relation}>", tie.node) if tie.backward
+                           else sb.TriplePattern(tie.node, f"<{tie.relation}>", ent))
+                if tie.negated:
+                    filters.append(f"FILTER NOT EXISTS {{ {pattern.text()} }}")
+                else:
+                    patterns.append(pattern)
                 filters += sb.exclude_filter("?answer", [tie.entity.iri])
             else:
                 var = f"{tie.node}_v"
@@ -104,8 +114,9 @@ class QueryCandidate:
                 filters.append(value_filter(var, tie.value))
         tail = None
         if self.ordering:
-            var = f"{self.ordering.node}_o"
-            patterns.append(sb.TriplePattern(self.ordering.node, f"<{self.ordering.relation}>", var))
+            var = f"{self.ordering.node}_o" if self.ordering.relation else self.ordering.node
+            if self.ordering.relation:
+                patterns.append(sb.TriplePattern(self.ordering.node, f"<{self.ordering.relation}>", var))
             tail = f"ORDER BY {'ASC' if self.ordering.ascending else 'DESC'}({var}) LIMIT 1"
         return sb.BuiltQuery("?answer", [[patterns]], filters, tail=tail, count=self.count)
 
@@ -134,7 +145,8 @@ def execute(store, candidate: QueryCandidate, *, timeout_s: float, sample: int =
     terms = sb.answer_terms(store, query, rows, limit=max_rows)
     if not terms:
         return None
-    return replace(candidate, answers=tuple(t.label for t in terms[:sample]), size=len(terms))
+    return replace(candidate, answers=tuple(t.label for t in terms[:sample]), size=len(terms),
+                   literal=all(t.iri is None for t in terms))
 
 
 def core_candidates(topic: LinkedEntity, paths: Sequence[RelationPath],
@@ -145,9 +157,10 @@ def core_candidates(topic: LinkedEntity, paths: Sequence[RelationPath],
 
 
 def entity_ties(store, candidate: QueryCandidate, others: Sequence[LinkedEntity], *,
-                timeout_s: float) -> list[QueryCandidate]:
+                timeout_s: float, negated: bool = False) -> list[QueryCandidate]:
     """``candidate`` constrained by each relation the store has between one of its nodes and
-    one of the ``others`` the question mentions."""
+    one of the ``others`` the question mentions; with ``negated``, also by the absence of
+    each such tie (only a relation some of its nodes hold is ever negated)."""
     out = []
     base = candidate.query()
     body = " ".join(p.text() for p in base.patterns()) + " " + " ".join(base.filters)
@@ -161,9 +174,12 @@ def entity_ties(store, candidate: QueryCandidate, others: Sequence[LinkedEntity]
             for pc, back in _relation_rows(store, sparql, timeout_s):
                 out.append((node, pc, back, other))
     labels = store_labels(store, [pc for _, pc, _, _ in out])
-    return [replace(candidate, ties=candidate.ties + (EntityTie(node, pc, labels.get(pc, _local(pc)), back, other),),
-                    stage="entity constraint")
-            for node, pc, back, other in out]
+    return [replace(candidate, ties=candidate.ties + (EntityTie(node, pc, labels.get(pc, _local(pc)), back, other,
+                                                                negated=negative),),
+                    stage="negation" if negative else "entity constraint")
+            for node, pc, back, other in out
+            # a denial is of the answers ("X's films that are not comedies"), not of a link
+            for negative in ((False, True) if negated and node == "?answer" else (False,))]
 
 
 def ordered_relations(store, candidate: QueryCandidate, *, timeout_s: float) -> list[tuple[str, str, str]]:
@@ -201,6 +217,12 @@ def orderings(candidate: QueryCandidate, relations: Sequence[tuple[str, str, str
             for node, pd, label in relations for ascending in (True, False)]
 
 
+def value_orderings(candidate: QueryCandidate) -> list[QueryCandidate]:
+    """``candidate``'s first and last answer when its answers are values that order."""
+    return [replace(candidate, ordering=Ordering("?answer", "", "value", ascending), stage="superlative value")
+            for ascending in (True, False)]
+
+
 def counted(candidate: QueryCandidate) -> QueryCandidate:
     return replace(candidate, count=True, stage="count")
 
@@ -223,4 +245,4 @@ def _local(iri: str) -> str:
 
 
 __all__ = ["QueryCandidate", "EntityTie", "ValueTie", "Ordering", "execute", "core_candidates", "entity_ties",
-           "ordered_relations", "value_ties", "orderings", "counted", "value_filter"]
+           "ordered_relations", "value_ties", "orderings", "value_orderings", "counted", "value_filter"]

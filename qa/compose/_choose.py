@@ -15,7 +15,7 @@ import math
 
 from ..steps._paths import PathScorer, path_text, relation_paths
 from ._candidates import (QueryCandidate, core_candidates, counted, entity_ties, execute, ordered_relations,
-                          orderings, value_ties)
+                          orderings, value_orderings, value_ties)
 from ._reading import QuestionReading
 from ._verbalize import verbalize
 
@@ -38,6 +38,9 @@ class ComposeOptions:
     # how much the model's judgement counts beside the encoder's score (tuned on WebQSP
     # dev-train: 14 of 19 right picks at 2, against 11 for the encoder alone)
     judge_weight: float = 2.0
+    # a tie-break for an ordering whose end is the one the question's ordering word asks
+    # for (the encoder reads "first" and "last" alike)
+    cue_weight: float = 0.1
 
 
 @dataclass
@@ -80,12 +83,15 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
     wants_order = reading.asks_order
     wants_count = {"how", "many"} <= reading.cues or "number" in reading.cues
     for base in executed[:options.cores]:
-        grown = entity_ties(store, base, reading.others(base.topic), timeout_s=options.timeout_s)
+        grown = entity_ties(store, base, reading.others(base.topic), timeout_s=options.timeout_s,
+                            negated=reading.negates)
         if reading.values or (wants_order and base.size > 1):
             relations = ordered_relations(store, base, timeout_s=options.timeout_s)
             grown += value_ties(base, reading.values, relations)
             if wants_order and base.size > 1:
                 grown += orderings(base, relations)
+        if wants_order and base.size > 1 and base.literal:
+            grown += value_orderings(base)
         for candidate in grown:
             done = execute(store, candidate, timeout_s=options.timeout_s)
             if done is not None and (done.size < base.size or done.ordering is None):
@@ -106,8 +112,11 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
     distinct = list(dict.fromkeys(texts + answer_texts))
     vectors = embed([reading.text] + distinct)
     sims = dict(zip(distinct, (vectors[1:] @ vectors[0]).tolist()))
+    ascending = reading.order_ascending
     return [sims[t] + options.answer_weight * sims[a] + options.link_weight * c.topic.score
-            - options.hop_cost * c.path.hops for c, t, a in zip(candidates, texts, answer_texts)]
+            - options.hop_cost * c.path.hops
+            + (options.cue_weight if c.ordering and c.ordering.ascending == ascending else 0.0)
+            for c, t, a in zip(candidates, texts, answer_texts)]
 
 
 def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], scores: Sequence[float],

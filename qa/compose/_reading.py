@@ -29,6 +29,11 @@ biggest largest smallest longest shortest before after since until not both and 
 # enumerated only for a question that has one)
 ORDER_CUES = frozenset("first last earliest latest newest oldest most least highest lowest biggest largest "
                        "smallest longest shortest youngest".split())
+# words that deny ("not", "without", "aren't"): a negated constraint is enumerated only for
+# a question that has one
+NEGATION_CUES = frozenset("not no never without except lack lacks lacking other than".split())
+# which end each ordering word asks for: the first by value (ascending) or the last
+ASCENDING_CUES = frozenset("first earliest oldest least lowest smallest shortest".split())
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
@@ -118,6 +123,20 @@ class QuestionReading:
         return bool(self.cues & ORDER_CUES)
 
     @property
+    def negates(self) -> bool:
+        """Whether the question has a word that denies (a feature: negated constraints are
+        enumerated only then)."""
+        return bool(self.cues & NEGATION_CUES)
+
+    @property
+    def order_ascending(self) -> bool | None:
+        """True when the ordering words ask for the first by value, False for the last,
+        None when there are none or both kinds (a feature that breaks ties)."""
+        asked = self.cues & ORDER_CUES
+        ends = {w in ASCENDING_CUES for w in asked}
+        return next(iter(ends)) if len(ends) == 1 else None
+
+    @property
     def may_constrain(self) -> bool:
         """Whether a constraint or an ordering could be composed at all: a second mention, a
         constant, or an ordering word. A plain chain question has none of them."""
@@ -180,7 +199,8 @@ def read_question(index, question: str, *, k: int = 20, per_mention: int = 5) ->
             for i in range(*m.span):
                 masked[i] = " "
     values = tuple(read_value_constraints("".join(masked)))
-    cues = frozenset(w for w in (x.lower() for x in _WORD.findall(text)) if w in CUE_WORDS | ORDER_CUES)
+    cues = frozenset("not" if w.endswith("n't") else w for w in (x.lower() for x in _WORD.findall(text))
+                     if w in CUE_WORDS | ORDER_CUES | NEGATION_CUES or w.endswith("n't"))
     return QuestionReading(question, text, tuple(mentions), values, cues)
 
 
@@ -276,4 +296,4 @@ def _is_number(text: str) -> bool:
     return text.replace(",", "").replace(".", "").strip().isdigit()
 
 
-__all__ = ["CUE_WORDS", "ORDER_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]
+__all__ = ["CUE_WORDS", "ORDER_CUES", "ASCENDING_CUES", "NEGATION_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]

@@ -27,9 +27,9 @@ def chain_text(candidate: QueryCandidate) -> str:
 def tie_text(candidate: QueryCandidate, tie) -> str:
     node = node_name(candidate, tie.node)
     if isinstance(tie, EntityTie):
-        if tie.backward:
-            return f"{tie.entity.label} {tie.relation_label} {node}"
-        return f"{node} {tie.relation_label} {tie.entity.label}"
+        said = (f"{tie.entity.label} {tie.relation_label} {node}" if tie.backward
+                else f"{node} {tie.relation_label} {tie.entity.label}")
+        return f"not: {said}" if tie.negated else said
     if isinstance(tie, ValueTie):
         v = tie.value
         if v.op == "between":
@@ -45,8 +45,11 @@ def verbalize(candidate: QueryCandidate) -> str:
         text += f"; where {tie_text(candidate, tie)}"
     if candidate.ordering:
         o = candidate.ordering
-        text += f"; only the {'first (earliest, lowest)' if o.ascending else 'last (latest, highest)'} by " \
-                f"{node_name(candidate, o.node)}'s {o.relation_label}"
+        which = 'first (earliest, lowest)' if o.ascending else 'last (latest, highest)'
+        if o.relation:
+            text += f"; only the {which} by {node_name(candidate, o.node)}'s {o.relation_label}"
+        else:  # the values themselves: said first, as "the last year" reads
+            text = f"the {which} of: {text}"
     if candidate.count:
         text = "how many: " + text
     return text

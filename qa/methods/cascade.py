@@ -83,8 +83,16 @@ class CascadeMethod(QAMethod):
         if not reading.may_constrain or not first.answer_iris:
             return None
         composed = compose_answer(self.store, index, question, run, self.name, reading=reading)
+        stage = run.trace.get("compose", {}).get("stage")
+        # a negated constraint the model picked stands on its own: the draft that left the
+        # "not" out answers the very things the question excludes
         narrowed = (composed is not None and not composed.refused and composed.answer_iris
-                    and run.trace.get("compose", {}).get("stage") not in (None, "chain")
-                    and set(composed.answer_iris) < set(first.answer_iris))
+                    and stage not in (None, "chain")
+                    and (_answer_keys(composed) < _answer_keys(first) or stage == "negation"))
         run.record("cascade", refined=bool(narrowed))
         return composed if narrowed else None
+
+
+def _answer_keys(answer: Answer) -> set[str]:
+    """An answer's members: IRIs, and values (a year) by their text."""
+    return {iri or f"value: {text}" for iri, text in zip(answer.answer_iris, answer.answers)}

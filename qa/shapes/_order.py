@@ -20,6 +20,7 @@ from typing import Sequence
 
 from ..steps._result import Answer, Evidence, Refusal
 from ..steps._retrieval import store_labels
+from ..steps._values import comparable, is_date
 from ._attributes import Attribute, AttributeKey, entity_attributes, rank_attributes
 from ._boolean import yes_no_answer
 from ._detect import QuestionShape
@@ -139,7 +140,9 @@ def answer_superlative(store, index, question: str, shape: QuestionShape, chain:
     iris = list(dict.fromkeys(i for i in chain.answer_iris if i))[:MAX_OPTIONS]
     chain.shape = "superlative"
     if len(iris) < 2:
-        return chain
+        # "when was the last film X wrote released": the chain's answers are the values
+        # themselves, and the superlative is the extreme one
+        return _extreme_value(chain, shape, run) or chain
     attrs = [entity_attributes(store, iri, timeout_s=timeout_s) for iri in iris]
     found, reps = measures(attrs, coverage=SUPERLATIVE_COVERAGE)
     # a measure on which every option ties cannot pick one ("borders the fewest countries"
@@ -167,6 +170,26 @@ def answer_superlative(store, index, question: str, shape: QuestionShape, chain:
                     answer_iris=[iris[i] for i in winners], evidence=evidence + chain.evidence[:10],
                     values=[None for _ in winners], shape="superlative", meant=chain.meant, query=chain.query)
     return result
+
+
+def _extreme_value(chain: Answer, shape: QuestionShape, run) -> Answer | None:
+    """The chain's first or last value, when its answers are several values that all order
+    (years, dates, numbers); None otherwise."""
+    if chain.refused or len(chain.answers) < 2 or any(chain.answer_iris) or len(chain.values) != len(chain.answers):
+        return None
+    ordered = [comparable(v.get("lexical", ""), v.get("datatype")) if v else None for v in chain.values]
+    if any(o is None for o in ordered):
+        return None
+    # years written as plain numbers (a "release year" of 1981) order as dates: the oldest is the least
+    dates = all(v.get("kind") == "date" or is_date(v.get("lexical", ""), v.get("datatype"))
+                or (o.is_integer() and 1000 <= o <= 2100) for v, o in zip(chain.values, ordered))
+    direction = shape.direction(dates=dates)
+    best = max(ordered) if direction == "max" else min(ordered)
+    kept = [i for i, o in enumerate(ordered) if o == best]
+    run.record("superlative", of_values=len(ordered), direction=direction)
+    return Answer(question=chain.question, method=chain.method, answers=[chain.answers[i] for i in kept],
+                  answer_iris=[None for _ in kept], values=[chain.values[i] for i in kept],
+                  evidence=chain.evidence, shape="superlative", meant=chain.meant, query=chain.query)
 
 
 def _discriminates(measure: Measure, attrs: Sequence[dict], shape: QuestionShape) -> bool:
