@@ -215,6 +215,47 @@ def test_a_constraint_on_the_mediator_keeps_the_role_the_question_names(rosters)
     assert {c.answers for c in tied if c.path.labels[1].endswith(" team")} == {("Blue Ridge Foxes",)}
 
 
+# -- comparisons of two named things ----------------------------------------------------------
+def _comparisons(store_index, question):
+    store, index = store_index
+    from qa.compose import comparisons
+
+    reading = read_question(index, question)
+    with store.reading():
+        return {(c.relation_label, c.kind): c.answers[0] for c in comparisons(store, reading, timeout_s=5.0)}
+
+
+def test_two_named_things_are_compared_on_every_relation_both_hold(films):
+    found = _comparisons(films, "night harbor vs glass river: which is older")
+    assert found[("release year", "earlier")] == "Night Harbor" and found[("release year", "later")] == "Glass River"
+    assert found[("release year", "difference")] == "20"
+    assert found[("release year", "same")] == "no" and found[("has genre", "same")] == "yes"
+    assert found[("directed by", "same")] == "yes"
+
+
+def test_counts_are_compared_when_both_hold_several_values(films):
+    found = _comparisons(films, "how many more films did ann lee direct than bo park")
+    assert found[("directed by", "count difference")] == "3" and found[("directed by", "more")] == "Ann Lee"
+
+
+def test_comparisons_are_offered_only_when_a_word_compares(films):
+    store, index = films
+    for question, offered in (("were night harbor and glass river released in the same year", True),
+                              ("which films did ann lee direct starring bo park", False)):
+        reading = read_question(index, question)
+        with store.reading():
+            stages = {c.stage for c in enumerate_candidates(store, index.embed, reading)}
+        assert ("comparison" in stages) is offered
+
+
+def test_the_model_picks_a_comparison_and_its_facts_are_the_evidence(films):
+    answer, run, _ = composed(films, "were night harbor and glass river released in the same year",
+                              r"^do Night Harbor and Glass River have the same release year")
+    assert answer.answers == ["no"] and answer.values[0]["datatype"].endswith("#boolean")
+    assert {f.o for f in answer.evidence} >= {"1979", "1999"}
+    assert run.trace["compose"]["stage"] == "comparison"
+
+
 # -- choosing ---------------------------------------------------------------------------------
 def test_the_model_picks_among_the_shortlist_and_the_pick_is_executed(films):
     answer, run, llm = composed(films, "what is the newest film directed by ann lee", r"^Ann Lee directed what; only the last")

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from ..steps import _sparql_build as sb
 from ._candidates import EntityTie, Ordering, QueryCandidate, ValueTie
+from ._comparisons import Comparison, comparisons
 from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, rank
-from ._reading import LinkedEntity, Mention, QuestionReading, read_question, written_like
+from ._reading import COMPARISON_CUES, LinkedEntity, Mention, QuestionReading, read_question, written_like
 from ._verbalize import verbalize
 
 
@@ -40,6 +41,8 @@ def compose_answer(store, index, question: str, run, method: str, *,
                stage=composed.chosen.stage if composed else None)
     if composed is None:
         return None
+    if isinstance(composed.chosen, Comparison):  # computed from the two entities' facts
+        return composed.chosen.answer(question, method)
     query = composed.chosen.query()
     rows, _ = sb.execute(store, query, timeout_s=options.timeout_s, max_rows=2000)
     if not rows:
@@ -54,4 +57,4 @@ def compose_answer(store, index, question: str, run, method: str, *,
 
 __all__ = ["compose_answer", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
            "EntityTie", "ValueTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
-           "choose", "verbalize", "written_like"]
+           "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]

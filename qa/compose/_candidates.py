@@ -90,6 +90,10 @@ class QueryCandidate:
     # every answer is a literal (a year, a number): it orders by itself
     literal: bool = False
 
+    @property
+    def hops(self) -> int:
+        return self.path.hops
+
     def nodes(self) -> list[str]:
         """The chain's variables after the topic: its middles, then the answer."""
         return [f"?m{i + 1}" for i in range(self.path.hops - 1)] + ["?answer"]

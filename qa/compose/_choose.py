@@ -16,6 +16,7 @@ import math
 from ..steps._paths import PathScorer, path_text, relation_paths
 from ._candidates import (QueryCandidate, core_candidates, counted, entity_ties, execute, ordered_relations,
                           orderings, value_orderings, value_ties)
+from ._comparisons import comparisons
 from ._reading import QuestionReading
 from ._verbalize import verbalize
 
@@ -98,6 +99,8 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
                 out.append(done)
     if wants_count:
         out += [c for c in (execute(store, counted(c), timeout_s=options.timeout_s) for c in list(out)) if c]
+    if reading.compares:
+        out += comparisons(store, reading, timeout_s=options.timeout_s)
     return out
 
 
@@ -114,8 +117,8 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
     sims = dict(zip(distinct, (vectors[1:] @ vectors[0]).tolist()))
     ascending = reading.order_ascending
     return [sims[t] + options.answer_weight * sims[a] + options.link_weight * c.topic.score
-            - options.hop_cost * c.path.hops
-            + (options.cue_weight if c.ordering and c.ordering.ascending == ascending else 0.0)
+            - options.hop_cost * c.hops
+            + (options.cue_weight if getattr(c, "ordering", None) and c.ordering.ascending == ascending else 0.0)
             for c, t, a in zip(candidates, texts, answer_texts)]
 
 
@@ -129,7 +132,7 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     # fill the list with one kind); the rest go by score
     kinds = {}
     for i in order:
-        kinds.setdefault((candidates[i].stage, candidates[i].path.hops), i)
+        kinds.setdefault((candidates[i].stage, candidates[i].hops), i)
     seats = list(kinds.values())
     shortlist = []
     seen: set[str] = set()

@@ -32,6 +32,10 @@ ORDER_CUES = frozenset("first last earliest latest newest oldest most least high
 # words that deny ("not", "without", "aren't"): a negated constraint is enumerated only for
 # a question that has one
 NEGATION_CUES = frozenset("not no never without except lack lacks lacking other than".split())
+# words that compare two named things ("the same year", "how many years apart", "A vs B",
+# "older"): comparisons are enumerated only for a question that has one
+COMPARISON_CUES = frozenset("""same apart difference gap between vs versus or than older newer earlier later younger
+more less fewer outnumber""".split())
 # which end each ordering word asks for: the first by value (ascending) or the last
 ASCENDING_CUES = frozenset("first earliest oldest least lowest smallest shortest".split())
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
@@ -123,6 +127,11 @@ class QuestionReading:
         return bool(self.cues & ORDER_CUES)
 
     @property
+    def compares(self) -> bool:
+        """Whether the question has a word that compares two named things (a feature)."""
+        return bool(self.cues & COMPARISON_CUES) and len(self.mentions) >= 2
+
+    @property
     def negates(self) -> bool:
         """Whether the question has a word that denies (a feature: negated constraints are
         enumerated only then)."""
@@ -200,7 +209,7 @@ def read_question(index, question: str, *, k: int = 20, per_mention: int = 5) ->
                 masked[i] = " "
     values = tuple(read_value_constraints("".join(masked)))
     cues = frozenset("not" if w.endswith("n't") else w for w in (x.lower() for x in _WORD.findall(text))
-                     if w in CUE_WORDS | ORDER_CUES | NEGATION_CUES or w.endswith("n't"))
+                     if w in CUE_WORDS | ORDER_CUES | NEGATION_CUES | COMPARISON_CUES or w.endswith("n't"))
     return QuestionReading(question, text, tuple(mentions), values, cues)
 
 
@@ -296,4 +305,4 @@ def _is_number(text: str) -> bool:
     return text.replace(",", "").replace(".", "").strip().isdigit()
 
 
-__all__ = ["CUE_WORDS", "ORDER_CUES", "ASCENDING_CUES", "NEGATION_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]
+__all__ = ["CUE_WORDS", "ORDER_CUES", "ASCENDING_CUES", "NEGATION_CUES", "COMPARISON_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]

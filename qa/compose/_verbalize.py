@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..steps._examples import Hop, hop_phrase
 from ._candidates import EntityTie, QueryCandidate, ValueTie
+from ._comparisons import Comparison, comparison_text
 
 _OPS = {"=": "in", ">": "after", ">=": "from", "<": "before", "<=": "up to"}
 
@@ -38,8 +39,11 @@ def tie_text(candidate: QueryCandidate, tie) -> str:
     return ""
 
 
-def verbalize(candidate: QueryCandidate) -> str:
-    """``candidate`` as one line of words: its chain, its constraints, its aggregation."""
+def verbalize(candidate) -> str:
+    """``candidate`` as one line of words: its chain, its constraints, its aggregation; a
+    comparison of two named things as the question it answers."""
+    if isinstance(candidate, Comparison):
+        return comparison_text(candidate)
     text = chain_text(candidate)
     for tie in candidate.ties:
         text += f"; where {tie_text(candidate, tie)}"

@@ -100,6 +100,12 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
         answer = (answer_boolean(store, index, question, mentions, method, run, timeout_s=timeout_s)
                   if shape.kind == "boolean" else
                   answer_comparison(store, index, question, shape, mentions, method, run, timeout_s=timeout_s))
+        if (answer is not None and answer.refused and answer.refusal.reason == "no_answer" and len(mentions) >= 2
+                and _compares(question)):
+            # no fact joins the named things ("are A and B in the same language"): the
+            # method may still compose a comparison of them; the form check keeps a yes/no
+            run.record("shape", fallback="method: no fact joins the named things it compares")
+            return constrained()
         if answer is not None:
             return answer
         if shape.kind == "comparison" and is_superlative(shape.cue):
@@ -233,6 +239,13 @@ def answer_against_constant(store, index, question: str, mentions: list[Mention]
         return Answer(question=question, method=method, shape="boolean", meant=meant,
                       refusal=Refusal("no_answer", f"the store cannot say: {why}"))
     return yes_no_answer(question, method, all(verdicts), facts, shape="boolean", meant=meant)
+
+
+def _compares(question: str) -> bool:
+    """Whether the question has a word that compares two named things ("the same year")."""
+    from ..compose import COMPARISON_CUES
+
+    return bool(COMPARISON_CUES & {w.lower() for w in re.findall(r"[^\W_]+", question)})
 
 
 def _checked_form(answer: Answer, graph: QueryGraph, run) -> Answer:
