@@ -49,7 +49,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from wording_sets import DEFAULT_KB, ENTITY_SLOTS, GENRES, KB, SPLITS, VARIANTS, render, write, yn
+from wording_sets import DEFAULT_KB, ENTITY_SLOTS, GENRES, KB, SPLITS, VARIANTS, draw, render, write, yn
 
 # a tag is asked about when it names a topic: used 30+ times, no genre, person or rating
 # ("bd-r", "r") and no digits (the KB's tags mix all of them)
@@ -350,24 +350,15 @@ def build(kb: KB, n: int, seed: int) -> dict[str, dict[str, list[dict]]]:
             items = []
             for i in range(n):
                 index, combo, text = mine[(i // 2 if kind in YES_NO else i) % len(mine)]
-                want = i % 2 == 0
-                for _ in range(5000):
-                    got = make(combo, rng, want)
-                    if not got:
-                        continue
-                    values, answers, topic = got
-                    if topic is None:  # the wording's first-named entity
-                        topic = values[next(s for s in re.findall(r"\{(\w+)\}", text) if s in ENTITY_SLOTS)]
-                    if topic in used:
-                        continue
-                    used.add(topic)
-                    brackets, plain = render(text, values)
-                    items.append({"question": {"brackets": brackets, "plain": plain}, "answers": answers,
-                                  "type": kind, "id": f"{kind}-{number}", "wording": index, "combination": combo})
-                    number += 1
-                    break
-                else:
+                got = draw(make, combo, text, rng, i % 2 == 0, used)
+                if got is None:
                     print(f"warning: {kind} ({combo}) wording {index} found no question", file=sys.stderr)
+                    continue
+                values, answers = got
+                brackets, plain = render(text, values)
+                items.append({"question": {"brackets": brackets, "plain": plain}, "answers": answers,
+                              "type": kind, "id": f"{kind}-{number}", "wording": index, "combination": combo})
+                number += 1
             out[kind][split] = items
     return out
 

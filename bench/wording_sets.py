@@ -568,6 +568,24 @@ def render(text: str, values: dict) -> tuple[str, str]:
     return q, text.replace("[", "").replace("]", "").format(**values)
 
 
+def draw(make, kind: str, text: str, rng, want: bool, used: set, tries: int = 5000) -> tuple[dict, list] | None:
+    """(values, answers) of one question of ``kind`` worded as ``text``, from ``make``, whose
+    topic (the wording's first-named entity unless ``make`` names one) is not yet in
+    ``used`` (it is added); None when ``tries`` draws find none."""
+    for _ in range(tries):
+        got = make(kind, rng, want)
+        if not got:
+            continue
+        values, answers, topic = got
+        if topic is None:  # the wording's first-named entity
+            topic = values[next(s for s in re.findall(r"\{(\w+)\}", text) if s in ENTITY_SLOTS)]
+        if topic in used:
+            continue
+        used.add(topic)
+        return values, answers
+    return None
+
+
 def build(kb: KB, n: int, seed: int, *, tuning: bool = False) -> dict[str, dict[str, list[dict]]]:
     """shape → split → items (each with both variants' questions); with ``tuning``, the
     :data:`TUNING_WORDINGS`, all of them in ``dev-train``."""
@@ -589,23 +607,15 @@ def build(kb: KB, n: int, seed: int, *, tuning: bool = False) -> dict[str, dict[
                     i, kind, text = mine[k % len(mine)]
                     want = uses[i] % 2 == 0  # yes/no wordings alternate
                 uses[i] += 1
-                for _ in range(5000):
-                    got = make(kind, rng, want)
-                    if not got:
-                        continue
-                    values, answers, topic = got
-                    if topic is None:  # the wording's first-named entity
-                        topic = values[next(s for s in re.findall(r"\{(\w+)\}", text) if s in ENTITY_SLOTS)]
-                    if topic in used:
-                        continue
-                    used.add(topic)
-                    brackets, plain = render(text, values)
-                    items.append({"question": {"brackets": brackets, "plain": plain}, "answers": answers,
-                                  "type": shape, "id": f"{shape}-{number}", "wording": i})
-                    number += 1
-                    break
-                else:
+                got = draw(make, kind, text, rng, want, used)
+                if got is None:
                     print(f"warning: {shape} wording {i} found no question", file=sys.stderr)
+                    continue
+                values, answers = got
+                brackets, plain = render(text, values)
+                items.append({"question": {"brackets": brackets, "plain": plain}, "answers": answers,
+                              "type": shape, "id": f"{shape}-{number}", "wording": i})
+                number += 1
             out[shape][split] = items
     return out
 
