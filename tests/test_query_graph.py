@@ -732,6 +732,28 @@ def test_a_superlative_over_values_is_the_extreme_value(question, expected):
     assert answer.answers == expected and answer.shape == "superlative"
 
 
+ROLES = """Salt Road|directed_by|Bo Park
+Salt Road|starred_actors|Bo Park
+Glass River|starred_actors|Bo Park
+Glass River|directed_by|Ann Lee
+Night Harbor|directed_by|Ann Lee
+Night Harbor|starred_actors|Cy Moss
+"""
+
+
+@pytest.mark.parametrize("question, verdict", [
+    ("Did [Bo Park] both direct and act in Salt Road?", "yes"),
+    ("Did [Bo Park] both direct and act in Glass River?", "no"),  # acted only; directed other films
+    ("Was [Glass River] directed and acted in by Bo Park?", "no"),
+    ("Did [Bo Park] act in Glass River?", "yes"),  # one role: one relation is enough
+])
+def test_two_roles_asked_at_once_must_both_hold(tmp_path_factory, question, verdict):
+    store, index = indexed_store(tmp_path_factory, "roles.txt", "tsv", ROLES)
+    with store, store.reading():
+        answer = answer_in_shape(store, index, question, MethodRun(ScriptedLLM([])), "test", chain=None)
+    assert answer.answers == [verdict]
+
+
 def test_words_after_a_constant_open_its_end_whatever_came_before():
     from qa.steps._query_graph import read_value_constraints
     (later,) = read_value_constraints("How many of [Steven Spielberg]'s films were released in 1991 or later?")

@@ -23,6 +23,8 @@ from ..steps._values import comparable
 from ._attributes import Attribute, entity_attributes, rank_attributes, value_roles
 from ._mentions import Mention, other_forms, without_mentions
 
+# words that join two roles of one subject to one value
+_CONJOINED = frozenset({"both", "also", "and"})
 # How much better another relation must fit the question than the joining one to say no
 OTHER_RELATION_MARGIN = 0.15
 EVIDENCE_PER_VALUE = 10
@@ -45,7 +47,9 @@ class Check:
 
 
 def check_value(store, embed, subject: Mention, value: Mention, asked: str,
-                attributes: dict, *, timeout_s: float) -> Check:
+                attributes: dict, *, timeout_s: float, roles_asked: int = 1) -> Check:
+    """The verdict on ``value``; ``roles_asked=2`` for a question that asks for two roles at
+    once ("did X both write and direct Y"): yes only when two relations join them."""
     joining = [a for a in attributes.values() if value.iri in a.other_ends()]
     roles = value_roles(store, value.iri, timeout_s=timeout_s)
     kin = [a for a in attributes.values() if a.key in roles and a not in joining and not a.literal]
@@ -58,6 +62,8 @@ def check_value(store, embed, subject: Mention, value: Mention, asked: str,
         kin += [a for a in numeric if not _holds(a, number) and a.dates == _looks_like_year(number)]
     ranked = rank_attributes(embed, asked, joining + kin)
     scores = {(joining + kin)[i].key: s for s, i in ranked}
+    if joining and roles_asked > 1:
+        return _both(subject, value, joining, kin, scores)
     if joining:
         best_join = max(joining, key=lambda a: scores[a.key])
         rival = max(kin, key=lambda a: scores[a.key], default=None)
@@ -70,6 +76,27 @@ def check_value(store, embed, subject: Mention, value: Mention, asked: str,
         best = max(kin, key=lambda a: scores[a.key])
         return _no(value, best, f"{subject.label} has other values of {best.label}")
     return Check(value, None, why=f"the store holds nothing of {subject.label} of the kind {value.label} is")
+
+
+def _both(subject: Mention, value: Mention, joining: list[Attribute], kin: list[Attribute], scores: dict) -> Check:
+    """Two roles asked at once: yes when two relations join subject and value; no when one
+    does and the subject holds another relation of the value's kind with other values (the
+    store says which); otherwise the store cannot say."""
+    joined = sorted(joining, key=lambda a: -scores[a.key])
+    # the two roles asked are the two relations that fit the question best, joining or not
+    asked = sorted(joining + kin, key=lambda a: -scores[a.key])[:2]
+    if len(joined) >= 2 and all(a in joining for a in asked):
+        facts = [f for a in asked for f in a.facts if value.iri in (f.s, f.o)]
+        return Check(value, True, facts, " and ".join(a.label for a in asked),
+                     f"the store holds {subject.label} {asked[0].reading()} and {asked[1].reading()} {value.label}")
+    rival = next((a for a in asked if a not in joining), None) or max(kin, key=lambda a: scores[a.key], default=None)
+    if rival is None:
+        return Check(value, None, why=f"the store holds one relation of {subject.label} to {value.label}, "
+                                      "and nothing of the other role asked")
+    facts = [f for f in joined[0].facts if value.iri in (f.s, f.o)] + rival.facts[:EVIDENCE_PER_VALUE]
+    return Check(value, False, facts, rival.label,
+                 f"the store holds {subject.label} {joined[0].reading()} {value.label}, "
+                 f"and {rival.label} with other values only")
 
 
 def _looks_like_year(number: float) -> bool:
@@ -107,7 +134,10 @@ def answer_boolean(store, index, question: str, mentions: list[Mention], method:
     subject, values = mentions[0], mentions[1:]
     asked = without_mentions(question, mentions)
     attributes = entity_attributes(store, subject.iri, timeout_s=timeout_s)
-    checks = [check_value(store, index.embed, subject, v, asked, attributes, timeout_s=timeout_s)
+    # one value and two roles joined ("did X both write and direct Y", "was Y written and
+    # directed by X"): both must hold; several values ("both Y and Z") are each checked
+    roles = 2 if len(values) == 1 and _CONJOINED & set(asked.lower().replace(",", " ").split()) else 1
+    checks = [check_value(store, index.embed, subject, v, asked, attributes, timeout_s=timeout_s, roles_asked=roles)
               for v in values]
     for i, check in enumerate(checks):
         if check.verdict is False:
@@ -116,7 +146,8 @@ def answer_boolean(store, index, question: str, mentions: list[Mention], method:
             # "no" stands only when no namesake and no other form of the name joins the subject
             namesakes = [replace(check.value, iri=iri, namesakes=()) for iri in check.value.namesakes]
             for other in namesakes + other_forms(index, check.value):
-                again = check_value(store, index.embed, subject, other, asked, attributes, timeout_s=timeout_s)
+                again = check_value(store, index.embed, subject, other, asked, attributes, timeout_s=timeout_s,
+                                    roles_asked=roles)
                 if again.verdict:
                     checks[i] = again
                     break
