@@ -8,45 +8,37 @@ both (the last stage of composing): for each relation both entities hold,
   films did A direct than B").
 
 Only relations both hold are offered, and only values that order are ordered or
-subtracted. Each candidate is computed from the facts fetched here, which are its evidence.
+subtracted. Each candidate is computed from the two entities' facts, grouped as the yes/no
+and comparison checks group them (:func:`qa.shapes.entity_attributes`), which are its
+evidence.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pyoxigraph as ox
-
-from kgstore.errors import QueryError, UnsafeQueryError
-from kgstore.terms import is_fact_predicate, is_true
-
-from ..sandbox import run_sparql
+from ..shapes import Attribute, entity_attributes
 from ..steps._result import Answer, Evidence
-from ..steps._retrieval import store_labels
-from ..steps._values import comparable, is_date, literal_value
+from ..steps._values import literal_value
 from ._reading import LinkedEntity, QuestionReading
 
 KINDS = ("earlier", "later", "same", "difference", "more", "fewer", "count difference")
-MAX_FACTS = 400
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
 @dataclass(frozen=True)
 class Side:
-    """One entity's values of the compared relation, as facts."""
+    """One entity's facts of the compared relation (the store's grouping of its facts by
+    relation and direction, :func:`qa.shapes.entity_attributes`)."""
 
     entity: LinkedEntity
-    facts: tuple[Evidence, ...]
+    attribute: Attribute
 
-    def values(self, backward: bool) -> set[str]:
-        return {f.s if backward else f.o for f in self.facts}
+    @property
+    def facts(self) -> list[Evidence]:
+        return self.attribute.facts
 
-    def numbers(self) -> list[float]:
-        out = []
-        for f in self.facts:
-            n = comparable(f.o, f.datatype) if f.literal else None
-            if n is not None:
-                out.append(n)
-        return out
+    def values(self) -> set[str]:
+        return set(self.attribute.other_ends())
 
 
 @dataclass(frozen=True)
@@ -105,74 +97,43 @@ def comparisons(store, reading: QuestionReading, *, timeout_s: float) -> list[Co
     if both is None:
         return []
     a, b = both
-    facts = {}
-    for side, entity in (("a", a), ("b", b)):
-        facts[side] = _facts(store, entity.iri, timeout_s)
-    labels = store_labels(store, {p for p, _ in facts["a"]} | {p for p, _ in facts["b"]})
+    of_a = entity_attributes(store, a.iri, timeout_s=timeout_s)
+    of_b = entity_attributes(store, b.iri, timeout_s=timeout_s)
     out = []
-    for key in sorted(set(facts["a"]) & set(facts["b"])):
+    for key in sorted(set(of_a) & set(of_b)):
+        first, second = Side(a, of_a[key]), Side(b, of_b[key])
         relation, backward = key
-        label = labels.get(relation)
-        if not label:
-            continue
-        first, second = Side(a, tuple(facts["a"][key])), Side(b, tuple(facts["b"][key]))
         for kind in KINDS:
             computed = _compute(kind, first, second, backward)
             if computed is not None:
-                out.append(Comparison(first, second, relation, label, backward, kind, (computed,)))
+                out.append(Comparison(first, second, relation, of_a[key].label, backward, kind, (computed,)))
     return out
 
 
 def _compute(kind: str, first: Side, second: Side, backward: bool) -> str | None:
     if kind == "same":
-        return "yes" if first.values(backward) & second.values(backward) else "no"
+        return "yes" if first.values() & second.values() else "no"
     if kind in ("more", "fewer", "count difference"):
-        x, y = len(first.values(backward)), len(second.values(backward))
+        x, y = len(first.values()), len(second.values())
         if x == y or max(x, y) < 2:
             return None  # one value each is a value, not a count
         if kind == "count difference":
             return str(abs(x - y))
         return (first if (x > y) == (kind == "more") else second).entity.label
-    x, y = first.numbers(), second.numbers()
-    # one value each, so "earlier" and "how far apart" mean one thing
-    if backward or len(x) != 1 or len(y) != 1 or len(first.facts) != 1 or len(second.facts) != 1:
+    # one literal value each, so "earlier" and "how far apart" mean one thing
+    if backward or not (first.attribute.literal and second.attribute.literal):
+        return None
+    x, y = first.attribute.numbers(), second.attribute.numbers()
+    if len(x) != 1 or len(y) != 1 or len(first.facts) != 1 or len(second.facts) != 1:
         return None
     if kind == "difference":
         gap = abs(x[0] - y[0])
-        dates = is_date(first.facts[0].o, first.facts[0].datatype)
-        return f"{int(gap)}" if gap.is_integer() or dates else f"{gap:g}"
+        return f"{int(gap)}" if gap.is_integer() or first.attribute.dates else f"{gap:g}"
     if x[0] == y[0]:
         return None
     low = first if x[0] < y[0] else second
     high = second if low is first else first
     return (low if kind == "earlier" else high).entity.label
-
-
-def _facts(store, iri: str, timeout_s: float) -> dict[tuple[str, bool], list[Evidence]]:
-    query = ("SELECT ?p ?y ?back WHERE {\n"
-             f"  {{ <{iri}> ?p ?y . BIND(false AS ?back) }} UNION {{ ?y ?p <{iri}> . BIND(true AS ?back) }}\n"
-             f"}} LIMIT {MAX_FACTS}")
-    try:
-        rows = run_sparql(store, query, timeout_s=timeout_s, max_rows=MAX_FACTS).rows
-    except (QueryError, UnsafeQueryError):
-        return {}
-    raw = [(r["p"].value, is_true(r["back"]), r["y"]) for r in rows
-           if isinstance(r.get("p"), ox.NamedNode) and is_fact_predicate(r["p"].value)
-           and isinstance(r.get("y"), (ox.NamedNode, ox.Literal))]
-    labels = store_labels(store, {iri} | {y.value for *_, y in raw if isinstance(y, ox.NamedNode)})
-    out: dict[tuple[str, bool], list[Evidence]] = {}
-    for p, back, y in raw:
-        literal = isinstance(y, ox.Literal)
-        if back and literal:
-            continue
-        if back:
-            fact = Evidence(s=y.value, p=p, o=iri, s_label=labels.get(y.value), o_label=labels.get(iri))
-        else:
-            fact = Evidence(s=iri, p=p, o=y.value, s_label=labels.get(iri),
-                            o_label=None if literal else labels.get(y.value), literal=literal,
-                            datatype=y.datatype.value if literal and y.datatype else None)
-        out.setdefault((p, back), []).append(fact)
-    return out
 
 
 def comparison_text(c: Comparison) -> str:

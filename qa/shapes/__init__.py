@@ -23,6 +23,7 @@ from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint,
 from ..steps._result import Answer, Refusal
 from ..steps._retrieval import (bracketed_spans, store_labels, written_literals,
                                within_brackets, written_as_name)
+from ._attributes import Attribute, entity_attributes
 from ._boolean import answer_boolean, yes_no_answer
 from ._count import count_answer, counted_query, is_one_number
 from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_names, without_superlative
@@ -274,4 +275,4 @@ def _superlative(store, index, question: str, shape: QuestionShape, method: str,
 
 __all__ = ["answer_in_shape", "answer_against_constant", "entity_constraints", "detect_shape", "QuestionShape", "question_mentions", "Mention",
            "answer_boolean", "answer_comparison", "answer_with_qualifiers", "answer_superlative", "count_answer", "counted_query"]
-__all__ += ["question_shape"]
+__all__ += ["question_shape", "entity_attributes", "Attribute"]
