@@ -31,6 +31,7 @@ Salt Road|directed_by|Bo Park
 Salt Road|has_genre|Comedy
 Salt Road|release_year|1998
 Glass River|starred_actors|Bo Park
+Salt Road|starred_actors|Bo Park
 """
 
 # Freebase-shaped: a player's teams through roster (CVT) nodes, as WebQSP's paths are
@@ -158,6 +159,23 @@ def test_the_model_picks_a_negation_and_the_query_says_not_exists(films):
     assert set(answer.answers) == {"Paper Lanterns", "Quiet Engines"} and "NOT EXISTS" in answer.query
 
 
+def test_a_conjunction_ties_the_answer_back_to_the_topic_by_a_second_relation(films):
+    # Bo Park acted in Glass River and Salt Road, and directed Salt Road
+    texts = _texts(films, "which films did bo park both direct and act in")
+    both = [c for c in texts.values() if c.stage == "conjunction" and c.topic.label == "Bo Park"]
+    assert both and {c.answers for c in both} == {("Salt Road",)}
+    assert all(c.ties[-1].entity.label == "Bo Park" and "and also" in verbalize(c) for c in both)
+    # the chain's own relation is not a second role, and a question with one role gets none
+    assert all(c.ties[-1].relation != c.path.steps[0][0] for c in both)
+    assert not any(c.stage == "conjunction" for c in _texts(films, "which films did bo park act in").values())
+
+
+def test_the_model_picks_a_conjunction_and_the_query_joins_both_roles(films):
+    answer, run, _ = composed(films, "which films did bo park both star in and direct", r"and also")
+    assert answer.answers == ["Salt Road"] and run.trace["compose"]["stage"] == "conjunction"
+    assert answer.query.count("<http://kgstore.local/entity/Bo_Park>") >= 2
+
+
 def test_a_value_constraint_compares_a_value_the_node_holds(films):
     texts = _texts(films, "which films did ann lee direct before 1990")
     tied = [c for c in texts.values() if c.stage == "value constraint" and c.path.hops == 1 and c.topic.label == "Ann Lee"]
@@ -226,16 +244,37 @@ def _comparisons(store_index, question):
 
 
 def test_two_named_things_are_compared_on_every_relation_both_hold(films):
-    found = _comparisons(films, "night harbor vs glass river: which is older")
+    found = _comparisons(films, "night harbor vs glass river")
     assert found[("release year", "earlier")] == "Night Harbor" and found[("release year", "later")] == "Glass River"
     assert found[("release year", "difference")] == "20"
     assert found[("release year", "same")] == "no" and found[("has genre", "same")] == "yes"
     assert found[("directed by", "same")] == "yes"
 
 
+@pytest.mark.parametrize("question, kind", [
+    ("night harbor vs glass river: which is older", "earlier"), ("which came out earlier, night harbor or glass river", "earlier"),
+    ("night harbor or glass river, which is newer", "later"), ("which came out later, glass river or night harbor", "later"),
+])
+def test_a_comparative_offers_only_the_end_it_asks_for(films, question, kind):
+    # the encoder reads "earlier" and "later" alike: the word decides which end is offered
+    kinds = {k for (_, k) in _comparisons(films, question) if k in ("earlier", "later")}
+    assert kinds == {kind}
+
+
+def test_a_yes_no_comparison_offers_only_whether_the_two_share_a_value(films):
+    found = _comparisons(films, "were night harbor and glass river released in the same year")
+    assert {kind for _, kind in found} == {"same"} and found[("release year", "same")] == "no"
+    # a title's words are no cue: "After Hours" asks for no end
+    assert read_question(films[1], "Was [After Hours] or Night Harbor first?").cues.isdisjoint({"after"})
+
+
 def test_counts_are_compared_when_both_hold_several_values(films):
-    found = _comparisons(films, "how many more films did ann lee direct than bo park")
+    found = _comparisons(films, "who directed more films, ann lee or bo park")
     assert found[("directed by", "count difference")] == "3" and found[("directed by", "more")] == "Ann Lee"
+    # "how many more" asks for a number: only the kinds that answer with one are offered
+    found = _comparisons(films, "how many more films did ann lee direct than bo park")
+    assert found[("directed by", "count difference")] == "3" and ("directed by", "more") not in found
+    assert {kind for _, kind in found} <= {"difference", "count difference"}
 
 
 def test_comparisons_are_offered_only_when_a_word_compares(films):
@@ -345,3 +384,39 @@ def test_a_name_the_store_lacks_is_refused_before_anything_is_composed(films):
         answer = cascade.answer(question)
         assert answer.refused and answer.refusal.reason == "not_in_store", question
         assert "compose" not in answer.trace
+
+
+def test_the_cascade_takes_a_picked_conjunction_the_draft_did_not_hold(films):
+    # the draft answered one role (Ann Lee's films); two roles at once stand on their own
+    refined, run = _refined(films, "which films did bo park both direct and act in", r"and also")
+    assert refined is not None and refined.answers == ["Salt Road"]
+    assert run.trace["compose"]["stage"] == "conjunction" and run.trace["cascade"]["refined"] is True
+
+
+# -- the shapes take composed comparisons and orderings ---------------------------------------
+def _in_shape(store_index, question, yes_to):
+    """``question`` answered in its shape with a model that says yes to the composed option
+    matching ``yes_to``; the method's own chain must not be needed."""
+    from qa.shapes import answer_in_shape
+
+    store, index = store_index
+    run = MethodRun(ScriptedLLM([judge(yes_to)] * 6))
+
+    def chain(*_):
+        raise AssertionError("the composed answer should have been taken")
+
+    with store.reading():
+        return answer_in_shape(store, index, question, run, "test", chain), run
+
+
+def test_a_count_that_compares_two_named_things_is_a_composed_comparison(films):
+    answer, run = _in_shape(films, "how many more films did ann lee direct than bo park", r"^how many more")
+    assert answer.answers == ["3"] and run.trace["shape"]["kind"] == "count"
+    assert run.trace["compose"]["stage"] == "comparison"
+
+
+def test_a_superlative_inside_a_constraint_is_composed_from_both_stages(films):
+    answer, run = _in_shape(films, "which of ann lee's comedies is the newest",
+                            r"where the answer has genre Comedy; only the last")
+    assert answer.answers == ["Glass River"] and run.trace["compose"]["stage"] == "constrained superlative"
+    assert "ORDER BY DESC" in answer.query and "Comedy" in answer.query

@@ -151,7 +151,8 @@ def demo(demo_store):
 
 def shaped(demo, question, chain=None):
     store, index = demo
-    run = MethodRun(ScriptedLLM([]))
+    # a model that judges no composed query graph an answer: the shape's own reading answers
+    run = MethodRun(ScriptedLLM(["no"] * 40))
     fallback = chain or (lambda *_: pytest.fail(f"{question!r} fell back to the chain"))
     return answer_in_shape(store, index, question, run, "test", fallback), run
 

@@ -38,6 +38,8 @@ def compose_answer(store, index, question: str, run, method: str, *,
                          "score": round(s, 4), "model_p": mp}
                         for c, s, mp in zip(composed.options, composed.scores, composed.model_p)] if composed else [],
                chosen=verbalize(composed.chosen) if composed else None,
+               # the model's probability that the pick answers the question
+               chosen_p=composed.model_p[composed.options.index(composed.chosen)] if composed else None,
                stage=composed.chosen.stage if composed else None)
     if composed is None:
         return None

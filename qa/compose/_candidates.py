@@ -186,6 +186,25 @@ def entity_ties(store, candidate: QueryCandidate, others: Sequence[LinkedEntity]
             for negative in ((False, True) if negated and node == "?answer" else (False,))]
 
 
+def conjunctions(store, candidate: QueryCandidate, *, timeout_s: float) -> list[QueryCandidate]:
+    """``candidate`` with its answer tied back to its topic by a second relation the store
+    holds between them ("the films X both directed and acted in": directed by X, and
+    starring X); the chain's own last relation is not a second one."""
+    base = candidate.query()
+    body = " ".join(p.text() for p in base.patterns()) + " " + " ".join(base.filters)
+    topic = candidate.topic
+    sparql = (f"SELECT DISTINCT ?pc ?back WHERE {{ {body} "
+              f"{{ ?answer ?pc <{topic.iri}> BIND(false AS ?back) }} UNION "
+              f"{{ <{topic.iri}> ?pc ?answer BIND(true AS ?back) }} }} LIMIT 20")
+    own = candidate.path.steps[0] if candidate.path.hops == 1 else None
+    found = [(pc, back) for pc, back in _relation_rows(store, sparql, timeout_s)
+             # the one-hop chain read from the answer's side: "?answer directed_by X" is the chain
+             if own is None or (pc, not back) != own]
+    labels = store_labels(store, [pc for pc, _ in found])
+    return [replace(candidate, ties=candidate.ties + (EntityTie("?answer", pc, labels.get(pc, _local(pc)), back, topic),),
+                    stage="conjunction") for pc, back in found]
+
+
 def ordered_relations(store, candidate: QueryCandidate, *, timeout_s: float) -> list[tuple[str, str, str]]:
     """(node, relation, label) for each date or number a node of ``candidate`` holds."""
     base = candidate.query()
@@ -248,5 +267,5 @@ def _local(iri: str) -> str:
     return iri.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1].replace("_", " ").replace(".", " ")
 
 
-__all__ = ["QueryCandidate", "EntityTie", "ValueTie", "Ordering", "execute", "core_candidates", "entity_ties",
+__all__ = ["QueryCandidate", "EntityTie", "ValueTie", "Ordering", "execute", "core_candidates", "entity_ties", "conjunctions",
            "ordered_relations", "value_ties", "orderings", "value_orderings", "counted", "value_filter"]

@@ -8,13 +8,13 @@ nothing an answer may be falls through to the next option.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import math
 
 from ..steps._paths import PathScorer, path_text, relation_paths
-from ._candidates import (QueryCandidate, core_candidates, counted, entity_ties, execute, ordered_relations,
+from ._candidates import (QueryCandidate, conjunctions, core_candidates, counted, entity_ties, execute, ordered_relations,
                           orderings, value_orderings, value_ties)
 from ._comparisons import comparisons
 from ._reading import QuestionReading
@@ -42,6 +42,9 @@ class ComposeOptions:
     # a tie-break for an ordering whose end is the one the question's ordering word asks
     # for (the encoder reads "first" and "last" alike)
     cue_weight: float = 0.1
+    # offer only the comparisons of the two named things (a caller that has found the
+    # question compares them, and that nothing else answers it)
+    comparisons_only: bool = False
 
 
 @dataclass
@@ -59,6 +62,8 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
                          options: ComposeOptions = ComposeOptions()) -> list[QueryCandidate]:
     """Every executed candidate for ``reading``: core chains from each topic, then their
     constraints and aggregations, each one that returns an answer."""
+    if options.comparisons_only:
+        return list(comparisons(store, reading, timeout_s=options.timeout_s))
     scorer = PathScorer(embed, reading.text, [], hops_hint=())
     cores: list[tuple[float, QueryCandidate]] = []
     for _, topic in reading.topics(limit=options.topics):
@@ -82,7 +87,7 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
             break
     out = list(executed)
     wants_order = reading.asks_order
-    wants_count = {"how", "many"} <= reading.cues or "number" in reading.cues
+    wants_count = reading.asks_count
     for base in executed[:options.cores]:
         grown = entity_ties(store, base, reading.others(base.topic), timeout_s=options.timeout_s,
                             negated=reading.negates)
@@ -93,10 +98,18 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
                 grown += orderings(base, relations)
         if wants_order and base.size > 1 and base.literal:
             grown += value_orderings(base)
+        if reading.conjoins and base.size > 1 and not base.literal:
+            grown += conjunctions(store, base, timeout_s=options.timeout_s)
         for candidate in grown:
             done = execute(store, candidate, timeout_s=options.timeout_s)
             if done is not None and (done.size < base.size or done.ordering is None):
                 out.append(done)
+                if wants_order and done.stage == "entity constraint" and done.size > 1:
+                    # a superlative inside a constraint ("the newest of X's comedies"): the
+                    # tied chain's first and last, the two stages composed
+                    ranked = orderings(done, ordered_relations(store, done, timeout_s=options.timeout_s))
+                    out += [replace(c, stage="constrained superlative") for c in
+                            (execute(store, o, timeout_s=options.timeout_s) for o in ranked) if c is not None]
     if wants_count:
         out += [c for c in (execute(store, counted(c), timeout_s=options.timeout_s) for c in list(out)) if c]
     if reading.compares:
@@ -131,8 +144,8 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     # its chain's, a longer chain repeats a shorter one's words, and the encoder alone would
     # fill the list with one kind); the rest go by score
     kinds = {}
-    for i in order:
-        kinds.setdefault((candidates[i].stage, candidates[i].hops), i)
+    for i in order:  # a comparison's kinds (earlier, the same, how far apart) are stages of their own
+        kinds.setdefault((candidates[i].stage, candidates[i].hops, getattr(candidates[i], "kind", "")), i)
     seats = list(kinds.values())
     shortlist = []
     seen: set[str] = set()

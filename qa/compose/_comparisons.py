@@ -22,6 +22,8 @@ from ..steps._values import literal_value
 from ._reading import LinkedEntity, QuestionReading
 
 KINDS = ("earlier", "later", "same", "difference", "more", "fewer", "count difference")
+# the kinds whose answer is a number
+NUMBER_KINDS = ("difference", "count difference")
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
@@ -79,16 +81,20 @@ class Comparison:
 
 
 def pair(reading: QuestionReading) -> tuple[LinkedEntity, LinkedEntity] | None:
-    """The two things compared: the best entities of the first two mentions that do not
-    overlap, in the order the question names them; None when it names fewer."""
-    mentions = sorted(reading.mentions, key=lambda m: m.span[0])
+    """The two things compared: the best entities of the two surest mentions that do not
+    overlap (the reading's order: bracketed first, then by the link's score), in the order
+    the question names them; None when it names fewer. A common word the store also holds
+    as a name ("more", "films") links weakly, and is not one of them."""
     chosen = []
-    for m in mentions:
+    for m in reading.mentions:
         if any(m.span[0] < c.span[1] and c.span[0] < m.span[1] for c in chosen):
             continue
         if all(m.best.iri != c.best.iri for c in chosen):
             chosen.append(m)
-    return (chosen[0].best, chosen[1].best) if len(chosen) >= 2 else None
+        if len(chosen) == 2:
+            first, second = sorted(chosen, key=lambda c: c.span[0])
+            return first.best, second.best
+    return None
 
 
 def comparisons(store, reading: QuestionReading, *, timeout_s: float) -> list[Comparison]:
@@ -99,11 +105,19 @@ def comparisons(store, reading: QuestionReading, *, timeout_s: float) -> list[Co
     a, b = both
     of_a = entity_attributes(store, a.iri, timeout_s=timeout_s)
     of_b = entity_attributes(store, b.iri, timeout_s=timeout_s)
+    # a comparative asks for one end ("which is older"): the other end is not offered,
+    # since the encoder reads "earlier" and "later" alike
+    lower = reading.compares_lower
+    kinds = [k for k in KINDS if lower is None or k != ("later" if lower else "earlier")]
+    if reading.asks_count:  # "how many more", "how many years apart": the answer is a number
+        kinds = [k for k in kinds if k in NUMBER_KINDS]
+    elif reading.asks_yes_no:  # "were A and B released in the same year": yes or no
+        kinds = ["same"]
     out = []
     for key in sorted(set(of_a) & set(of_b)):
         first, second = Side(a, of_a[key]), Side(b, of_b[key])
         relation, backward = key
-        for kind in KINDS:
+        for kind in kinds:
             computed = _compute(kind, first, second, backward)
             if computed is not None:
                 out.append(Comparison(first, second, relation, of_a[key].label, backward, kind, (computed,)))

@@ -38,6 +38,18 @@ COMPARISON_CUES = frozenset("""same apart difference gap between vs versus or th
 more less fewer outnumber""".split())
 # which end each ordering word asks for: the first by value (ascending) or the last
 ASCENDING_CUES = frozenset("first earliest oldest least lowest smallest shortest".split())
+# which of two compared values a comparative asks for: the lower (earlier, older) or the
+# higher; "younger" is the later date of birth
+LOWER_COMPARATIVES = frozenset("earlier older sooner before lower smaller shorter".split())
+HIGHER_COMPARATIVES = frozenset("later newer younger after higher bigger larger longer taller recent".split())
+# the words a yes/no question opens with
+YES_NO_OPENINGS = frozenset("is are was were do does did has have had can could will would".split())
+# words that join two roles of one answer ("both directed and acted in", "did they also
+# act"): a candidate tying the answer back to the topic by a second relation is enumerated
+# only for a question that has one
+CONJUNCTION_CUES = frozenset("both also and".split())
+_ALL_CUES = (CUE_WORDS | ORDER_CUES | NEGATION_CUES | COMPARISON_CUES | LOWER_COMPARATIVES | HIGHER_COMPARATIVES
+             | CONJUNCTION_CUES)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
@@ -146,10 +158,36 @@ class QuestionReading:
         return next(iter(ends)) if len(ends) == 1 else None
 
     @property
+    def asks_count(self) -> bool:
+        """Whether the question asks how many (a feature: counts are enumerated only then,
+        and a comparison it asks answers with a number)."""
+        return {"how", "many"} <= self.cues or "number" in self.cues
+
+    @property
+    def asks_yes_no(self) -> bool:
+        """Whether the question opens as a yes/no question does ("is", "did", "were"): a
+        comparison it asks answers yes or no (a feature)."""
+        first = _WORD.search(self.text)
+        return bool(first) and first.group().lower() in YES_NO_OPENINGS
+
+    @property
+    def compares_lower(self) -> bool | None:
+        """True when the comparatives ask for the lower (earlier) of two values, False for
+        the higher, None when there are none or both kinds (a feature: only that end's
+        comparison is offered)."""
+        lower, higher = bool(self.cues & LOWER_COMPARATIVES), bool(self.cues & HIGHER_COMPARATIVES)
+        return None if lower == higher else lower
+
+    @property
+    def conjoins(self) -> bool:
+        """Whether the question has a word that joins two roles of one answer (a feature)."""
+        return bool(self.cues & CONJUNCTION_CUES)
+
+    @property
     def may_constrain(self) -> bool:
         """Whether a constraint or an ordering could be composed at all: a second mention, a
-        constant, or an ordering word. A plain chain question has none of them."""
-        return len(self.mentions) > 1 or bool(self.values) or self.asks_order
+        constant, an ordering word, or a second role. A plain chain question has none."""
+        return len(self.mentions) > 1 or bool(self.values) or self.asks_order or self.conjoins
 
     def to_dict(self) -> dict:
         return {"text": self.text, "cues": sorted(self.cues),
@@ -208,8 +246,13 @@ def read_question(index, question: str, *, k: int = 20, per_mention: int = 5) ->
             for i in range(*m.span):
                 masked[i] = " "
     values = tuple(read_value_constraints("".join(masked)))
-    cues = frozenset("not" if w.endswith("n't") else w for w in (x.lower() for x in _WORD.findall(text))
-                     if w in CUE_WORDS | ORDER_CUES | NEGATION_CUES | COMPARISON_CUES or w.endswith("n't"))
+    # a title's words are not cues ("After Office Hours", "The Last Emperor"): the words of
+    # a name written as one (bracketed, or several words capitalized) are left out
+    outside_titles = list(text)
+    for start, end in list(marked) + [m.span for m in mentions if len(m.text.split()) > 1 and m.text[:1].isupper()]:
+        outside_titles[start:end] = " " * (end - start)
+    cues = frozenset("not" if w.endswith("n't") else w for w in (x.lower() for x in _WORD.findall("".join(outside_titles)))
+                     if w in _ALL_CUES or w.endswith("n't"))
     return QuestionReading(question, text, tuple(mentions), values, cues)
 
 
@@ -305,4 +348,4 @@ def _is_number(text: str) -> bool:
     return text.replace(",", "").replace(".", "").strip().isdigit()
 
 
-__all__ = ["CUE_WORDS", "ORDER_CUES", "ASCENDING_CUES", "NEGATION_CUES", "COMPARISON_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]
+__all__ = ["CUE_WORDS", "ORDER_CUES", "ASCENDING_CUES", "LOWER_COMPARATIVES", "HIGHER_COMPARATIVES", "CONJUNCTION_CUES", "NEGATION_CUES", "COMPARISON_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]

@@ -30,7 +30,13 @@ def tie_text(candidate: QueryCandidate, tie) -> str:
     if isinstance(tie, EntityTie):
         said = (f"{tie.entity.label} {tie.relation_label} {node}" if tie.backward
                 else f"{node} {tie.relation_label} {tie.entity.label}")
-        return f"not: {said}" if tie.negated else said
+        if tie.negated:
+            return f"not: {said}"
+        if tie.entity.iri == candidate.topic.iri:
+            # the answer tied back to the topic by a second relation: two roles at once,
+            # said from the topic's side as the chain is ("X directed what; and X also wrote it")
+            return "and also " + hop_phrase(Hop(tie.relation_label, not tie.backward), tie.entity.label, "it")
+        return said
     if isinstance(tie, ValueTie):
         v = tie.value
         if v.op == "between":
@@ -46,7 +52,8 @@ def verbalize(candidate) -> str:
         return comparison_text(candidate)
     text = chain_text(candidate)
     for tie in candidate.ties:
-        text += f"; where {tie_text(candidate, tie)}"
+        said = tie_text(candidate, tie)
+        text += f"; {said} (both)" if said.startswith("and also ") else f"; where {said}"
     if candidate.ordering:
         o = candidate.ordering
         which = 'first (earliest, lowest)' if o.ascending else 'last (latest, highest)'

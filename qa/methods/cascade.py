@@ -84,12 +84,13 @@ class CascadeMethod(QAMethod):
             return None
         composed = compose_answer(self.store, index, question, run, self.name, reading=reading)
         stage = run.trace.get("compose", {}).get("stage")
-        # a negated constraint or a comparison the model picked stands on its own: the draft
-        # that left the "not" out answers the very things the question excludes, and a
-        # draft has no query that compares two things
+        # a negated constraint, two roles at once or a comparison the model picked stands
+        # on its own: the draft that left the "not" out answers the very things the
+        # question excludes, one that asks one role answers the other's, and a draft has
+        # no query that compares two things
         narrowed = (composed is not None and not composed.refused and composed.answer_iris
                     and stage not in (None, "chain")
-                    and (_answer_keys(composed) < _answer_keys(first) or stage in ("negation", "comparison")))
+                    and (_answer_keys(composed) < _answer_keys(first) or stage in ("negation", "conjunction", "comparison")))
         run.record("cascade", refined=bool(narrowed))
         return composed if narrowed else None
 

@@ -10,6 +10,11 @@ for a fact's date ("when did X start playing for Y") is first tried on the store
 statement nodes (:mod:`._qualifiers`). The entities a question names, and which
 namesake it means, come from :mod:`._mentions`; entities' facts grouped by relation from
 :mod:`._attributes`.
+
+Composed query graphs (:mod:`qa.compose`) come before the word rules where the store can
+enumerate what is meant: a comparison of two named things (order, equality, difference,
+counts), the first or last of a chain (inside a constraint too). A composed pick answers
+when the model judges it an answer and its form is the question's; else the rules read on.
 """
 from __future__ import annotations
 
@@ -69,6 +74,20 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
 def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: list[Mention], graph: QueryGraph,
                   run, method: str, chain, timeout_s: float) -> Answer:
     values = graph.constraints
+    # two named things compared ("how many years apart were A and B released", "A vs B:
+    # which is newer"): the comparisons the store can compute of them are composed
+    # candidates; a picked one answers, else the shape's own reading goes on
+    compared = len(mentions) >= 2 and _compares(question)
+    if compared and shape.kind in ("chain", "count", "superlative"):
+        answer = composed(store, index, question, run, method, timeout_s, COMPARISON_STAGES, graph.answer_form)
+        if answer is not None:
+            return answer
+    if shape.kind == "superlative":
+        # the first or last of a chain, maybe inside a constraint ("the oldest of X's films
+        # in Danish"): orderings are composed candidates; a picked one answers
+        answer = composed(store, index, question, run, method, timeout_s, ORDERING_STAGES, graph.answer_form)
+        if answer is not None:
+            return answer
 
     def constrained(text: str | None = None) -> Answer:
         """The chain asked without its value constraints, then constrained by them and by
@@ -101,18 +120,21 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
         answer = (answer_boolean(store, index, question, mentions, method, run, timeout_s=timeout_s)
                   if shape.kind == "boolean" else
                   answer_comparison(store, index, question, shape, mentions, method, run, timeout_s=timeout_s))
-        if (answer is not None and answer.refused and answer.refusal.reason == "no_answer" and len(mentions) >= 2
-                and _compares(question)):
-            # no fact joins the named things ("are A and B in the same language"): the
-            # method may still compose a comparison of them; the form check keeps a yes/no
-            run.record("shape", fallback="method: no fact joins the named things it compares")
-            return constrained()
+        if answer is not None and answer.refused and answer.refusal.reason == "no_answer" and compared:
+            # no fact joins the named things ("are A and B in the same language"): a
+            # comparison of them may be composed, else the method's; the form check keeps a yes/no
+            run.record("shape", fallback="composed comparison: no fact joins the named things it compares")
+            return composed(store, index, question, run, method, timeout_s, COMPARISON_STAGES, graph.answer_form,
+                            comparisons_only=True) or constrained()
+        if (answer is None or answer.refused) and shape.kind == "comparison" and is_superlative(shape.cue):
+            # "which of the countries bordering Nepal is the largest", "which of X's
+            # English-language films is the newest": the options are a chain's answers, not
+            # the things named; the first or last of a chain, composed, else the chain ordered
+            run.record("shape", fallback="superlative: the named things are not the options")
+            return (composed(store, index, question, run, method, timeout_s, ORDERING_STAGES, graph.answer_form)
+                    or _superlative(store, index, question, shape, method, run, constrained, timeout_s))
         if answer is not None:
             return answer
-        if shape.kind == "comparison" and is_superlative(shape.cue):
-            # "which of the countries bordering Nepal is the largest": the options are a chain's answers
-            run.record("shape", fallback="superlative: the question names one entity, not the options")
-            return _superlative(store, index, question, shape, method, run, constrained, timeout_s)
         run.record("shape", fallback="chain: the question names too few entities for its shape")
         return constrained()
     if shape.kind in ("chain", "count") and needs_qualifiers(question):
@@ -247,6 +269,32 @@ def _compares(question: str) -> bool:
     from ..compose import COMPARISON_CUES
 
     return bool(COMPARISON_CUES & {w.lower() for w in re.findall(r"[^\W_]+", question)})
+
+
+# the composed stages that answer a comparison of two named things, and a first or last
+COMPARISON_STAGES = frozenset({"comparison"})
+ORDERING_STAGES = frozenset({"superlative", "constrained superlative", "superlative value"})
+
+
+def composed(store, index, question: str, run, method: str, timeout_s: float, stages: frozenset[str],
+             form: str, *, comparisons_only: bool = False) -> Answer | None:
+    """The answer of the query graph the model picks among the store's composed candidates
+    (:mod:`qa.compose`; only the comparisons of two named things with ``comparisons_only``)
+    when its stage is one of ``stages`` and its answer has the question's ``form``, else None."""
+    from ..compose import ComposeOptions, compose_answer
+
+    answer = compose_answer(store, index, question, run, method,
+                            options=ComposeOptions(timeout_s=timeout_s, comparisons_only=comparisons_only))
+    picked = run.trace.get("compose", {}).get("stage")
+    # taken only when the model judged the pick an answer (the shape's own reading stands
+    # where it is unsure); the first of the values themselves (a year) answers only a
+    # question asking for a value
+    sure = (run.trace["compose"].get("chosen_p") or 0.0) >= 0.5
+    taken = (answer is not None and not answer.refused and picked in stages and sure
+             and not (picked == "superlative value" and form != "value")
+             and form_fits(form, answer.answers, answer.values, False) is None)
+    run.record("shape", composed=picked, taken=taken)
+    return answer if taken else None
 
 
 def _checked_form(answer: Answer, graph: QueryGraph, run) -> Answer:
