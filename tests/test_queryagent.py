@@ -34,7 +34,16 @@ def store(demo_store):  # noqa: F811
 def ask(store, steps, question=QUESTION, reads=None, **options):
     """The agent with scripted ``steps``; its chain is grounded only where a test scripts
     the model's ``reads`` of the paths (the checks are tested on the agent's own query)."""
-    llm = ScriptedLLM([f"Thought: {thought}\nAction: {action}" for thought, action in steps] + list(reads or []))
+    script = [f"Thought: {thought}\nAction: {action}" for thought, action in steps] + list(reads or [])
+
+    def respond(messages):
+        # a superlative is composed first: the model judges no composed query graph an
+        # answer, and the agent's own steps answer
+        if messages[-1]["content"].endswith("Does this answer the question (yes or no)?"):
+            return "no"
+        return script.pop(0)  # an unexpected extra call fails here
+
+    llm = ScriptedLLM([respond] * (len(script) + 12))
     options.setdefault("ground", reads is not None)
     result = make_method("queryagent", QAContext(store=store, llm=llm), **options).answer(question)
     return result, llm
