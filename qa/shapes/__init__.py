@@ -78,14 +78,12 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
     # which is newer"): the comparisons the store can compute of them are composed
     # candidates; a picked one answers, else the shape's own reading goes on
     compared = len(mentions) >= 2 and _compares(question)
-    if compared and shape.kind in ("chain", "count", "superlative"):
-        answer = composed(store, index, question, run, method, timeout_s, COMPARISON_STAGES, graph.answer_form)
-        if answer is not None:
-            return answer
-    if shape.kind == "superlative":
-        # the first or last of a chain, maybe inside a constraint ("the oldest of X's films
-        # in Danish"): orderings are composed candidates; a picked one answers
-        answer = composed(store, index, question, run, method, timeout_s, ORDERING_STAGES, graph.answer_form)
+    # and the first or last of a chain, maybe inside a constraint ("the oldest of X's films
+    # in Danish"): orderings are composed candidates too; one composing serves both
+    stages = ((COMPARISON_STAGES if compared and shape.kind in ("chain", "count", "superlative") else frozenset())
+              | (ORDERING_STAGES if shape.kind == "superlative" else frozenset()))
+    if stages:
+        answer = composed(store, index, question, run, method, timeout_s, stages, graph.answer_form)
         if answer is not None:
             return answer
 
