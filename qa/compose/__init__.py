@@ -14,37 +14,53 @@ The steps, in order:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..steps import _sparql_build as sb
-from ._candidates import EntityTie, Ordering, QueryCandidate, ValueTie
+from ..steps._result import Answer
+from ._candidates import EntityTie, Ordering, QueryCandidate, SpanTie, ValueTie
 from ._comparisons import Comparison, comparisons
 from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, rank
 from ._reading import COMPARISON_CUES, LinkedEntity, Mention, QuestionReading, read_question, written_like
 from ._verbalize import verbalize
 
 
+@dataclass(frozen=True)
+class Picked:
+    """A composed answer with what was picked for it: the candidate's ``stage`` ("chain",
+    "entity constraint", "comparison" …) and ``p``, the model's probability that it answers
+    the question (1.0 when it was the only option, and not judged)."""
+
+    answer: Answer
+    stage: str
+    p: float | None
+
+
 def compose_answer(store, index, question: str, run, method: str, *,
                    options: ComposeOptions = ComposeOptions(), reading: QuestionReading | None = None,
                    absent: tuple[str, ...] = ()):
     """The answer to ``question`` from the query graph the model picks among the store's
-    candidates, or None when the store offers no candidate that returns an answer.
+    candidates (a :class:`Picked`), or None when the store offers no candidate that returns
+    an answer.
     ``absent``: names the store was found to lack, whose words name nothing else."""
     reading = (reading or read_question(index, question)).without_absent(absent)
     run.record("compose", reading=reading.to_dict())
     candidates = enumerate_candidates(store, index.embed, reading, options)
     scores = rank(index.embed, reading, candidates, options)
     composed = choose(run, reading, candidates, scores, options)
+    chosen_p = composed.model_p[composed.options.index(composed.chosen)] if composed else None
     run.record("compose", candidates=len(candidates),
                options=[{"text": verbalize(c), "answers": list(c.answers[:3]), "size": c.size, "stage": c.stage,
                          "score": round(s, 4), "model_p": mp}
                         for c, s, mp in zip(composed.options, composed.scores, composed.model_p)] if composed else [],
                chosen=verbalize(composed.chosen) if composed else None,
                # the model's probability that the pick answers the question
-               chosen_p=composed.model_p[composed.options.index(composed.chosen)] if composed else None,
+               chosen_p=chosen_p,
                stage=composed.chosen.stage if composed else None)
     if composed is None:
         return None
     if isinstance(composed.chosen, Comparison):  # computed from the two entities' facts
-        return composed.chosen.answer(question, method)
+        return Picked(composed.chosen.answer(question, method), composed.chosen.stage, chosen_p)
     query = composed.chosen.query()
     rows, _ = sb.execute(store, query, timeout_s=options.timeout_s, max_rows=2000)
     if not rows:
@@ -54,9 +70,10 @@ def compose_answer(store, index, question: str, run, method: str, *,
         # answer is the one a reader takes
         known = store.popularity(r["answer"].value for r in rows if hasattr(r["answer"], "value"))
         rows.sort(key=lambda r: -known.get(getattr(r["answer"], "value", ""), 0))
-    return sb.query_answer(store, question, method, query, rows, limit=50, timeout_s=options.timeout_s)
+    return Picked(sb.query_answer(store, question, method, query, rows, limit=50, timeout_s=options.timeout_s),
+                  composed.chosen.stage, chosen_p)
 
 
-__all__ = ["compose_answer", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
-           "EntityTie", "ValueTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
+__all__ = ["compose_answer", "Picked", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
+           "EntityTie", "ValueTie", "SpanTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
            "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]

@@ -61,6 +61,20 @@ class ValueTie:
 
 
 @dataclass(frozen=True)
+class SpanTie:
+    """A constraint keeping the nodes whose span covers the year the question writes: the
+    node holds a date by ``start`` in or before it, and no date by ``end`` before it (a
+    term held from 2010 to 2014, or one still held: "the governor of Virginia in 2011")."""
+
+    node: str
+    start: str
+    end: str
+    start_label: str
+    end_label: str
+    value: ValueConstraint
+
+
+@dataclass(frozen=True)
 class Ordering:
     """Keep the first (``ascending``) or last of the chain's answers by the value the
     ``node`` holds by ``relation``, or by the node's own value when ``relation`` is empty
@@ -79,7 +93,7 @@ class QueryCandidate:
 
     topic: LinkedEntity
     path: RelationPath
-    ties: tuple[EntityTie | ValueTie, ...] = ()
+    ties: tuple[EntityTie | ValueTie | SpanTie, ...] = ()
     ordering: Ordering | None = None
     count: bool = False
     answers: tuple[str, ...] = ()
@@ -112,6 +126,11 @@ class QueryCandidate:
                 else:
                     patterns.append(pattern)
                 filters += sb.exclude_filter("?answer", [tie.entity.iri])
+            elif isinstance(tie, SpanTie):
+                var, year = f"{tie.node}_s", f"{tie.value.low:g}"
+                patterns.append(sb.TriplePattern(tie.node, f"<{tie.start}>", var))
+                filters.append(f"FILTER(YEAR({var}) <= {year})")
+                filters.append(f"FILTER NOT EXISTS {{ {tie.node} <{tie.end}> {var}_e . FILTER(YEAR({var}_e) < {year}) }}")
             else:
                 var = f"{tie.node}_v"
                 patterns.append(sb.TriplePattern(tie.node, f"<{tie.relation}>", var))
@@ -234,6 +253,19 @@ def value_ties(candidate: QueryCandidate, values: Sequence[ValueConstraint],
             for value in values for node, pd, label in relations]
 
 
+def span_ties(candidate: QueryCandidate, values: Sequence[ValueConstraint],
+               relations: Sequence[tuple[str, str, str]]) -> list[QueryCandidate]:
+    """``candidate`` with each year the question writes inside the span of each pair of
+    dates one of its nodes holds (the first of the pair its start, the other its end; a
+    pair read the wrong way round keeps nothing, or what began and ended that year)."""
+    years = [v for v in values if v.year and v.op == "="]
+    return [replace(candidate, ties=candidate.ties + (SpanTie(node, start, end, start_label, end_label, value),),
+                    stage="time span")
+            for value in years
+            for node, start, start_label in relations for other, end, end_label in relations
+            if other == node and end != start]
+
+
 def orderings(candidate: QueryCandidate, relations: Sequence[tuple[str, str, str]]) -> list[QueryCandidate]:
     """``candidate``'s first and last answer by each date or number its nodes hold."""
     return [replace(candidate, ordering=Ordering(node, pd, label, ascending), stage="superlative")
@@ -267,5 +299,5 @@ def _local(iri: str) -> str:
     return iri.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1].replace("_", " ").replace(".", " ")
 
 
-__all__ = ["QueryCandidate", "EntityTie", "ValueTie", "Ordering", "execute", "core_candidates", "entity_ties", "conjunctions",
-           "ordered_relations", "value_ties", "orderings", "value_orderings", "counted", "value_filter"]
+__all__ = ["QueryCandidate", "EntityTie", "ValueTie", "SpanTie", "Ordering", "execute", "core_candidates", "entity_ties", "conjunctions",
+           "ordered_relations", "value_ties", "span_ties", "orderings", "value_orderings", "counted", "value_filter"]

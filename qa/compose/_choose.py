@@ -15,7 +15,7 @@ import math
 
 from ..steps._paths import PathScorer, path_text, relation_paths
 from ._candidates import (QueryCandidate, conjunctions, core_candidates, counted, entity_ties, execute, ordered_relations,
-                          orderings, value_orderings, value_ties)
+                          orderings, span_ties, value_orderings, value_ties)
 from ._comparisons import comparisons
 from ._reading import QuestionReading
 from ._verbalize import verbalize
@@ -93,7 +93,7 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
                             negated=reading.negates)
         if reading.values or (wants_order and base.size > 1):
             relations = ordered_relations(store, base, timeout_s=options.timeout_s)
-            grown += value_ties(base, reading.values, relations)
+            grown += value_ties(base, reading.values, relations) + span_ties(base, reading.values, relations)
             if wants_order and base.size > 1:
                 grown += orderings(base, relations)
         if wants_order and base.size > 1 and base.literal:

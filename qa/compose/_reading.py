@@ -120,7 +120,10 @@ class QuestionReading:
 
     def without_absent(self, names: Sequence[str]) -> "QuestionReading":
         """The reading without the mentions that are part of a name the store was found to
-        lack ("park" of "zorblax park"), unless the entity bears that whole name."""
+        lack ("park" of "zorblax park"), unless the entity bears that whole name. A name
+        written as a possessive ("Angelina Jolie's brother", a draft's guess at the answer)
+        is the name before its "'s": what follows says what of it is asked."""
+        names = [re.split(r"['\u2019]s\b", n, maxsplit=1)[0] for n in names]
         absent = [set(_folded_words(n)) for n in names if n.strip()]
         if not absent:
             return self

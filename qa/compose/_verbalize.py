@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..steps._examples import Hop, hop_phrase
-from ._candidates import EntityTie, QueryCandidate, ValueTie
+from ._candidates import EntityTie, QueryCandidate, SpanTie, ValueTie
 from ._comparisons import Comparison, comparison_text
 
 _OPS = {"=": "in", ">": "after", ">=": "from", "<": "before", "<=": "up to"}
@@ -42,6 +42,8 @@ def tie_text(candidate: QueryCandidate, tie) -> str:
         if v.op == "between":
             return f"{node} {tie.relation_label} between {v.low:g} and {v.high:g}"
         return f"{node} {tie.relation_label} {_OPS.get(v.op, v.op)} {v.low:g}"
+    if isinstance(tie, SpanTie):
+        return f"{node} held in {tie.value.low:g} (from its {tie.start_label} to its {tie.end_label})"
     return ""
 
 

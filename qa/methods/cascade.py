@@ -43,10 +43,10 @@ class CascadeMethod(QAMethod):
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         if self.compose_first:
-            composed = compose_answer(self.store, self.context.get_index(), question, run, self.name)
-            if composed is not None and not composed.refused:
+            picked = compose_answer(self.store, self.context.get_index(), question, run, self.name)
+            if picked is not None and not picked.answer.refused:
                 run.record("cascade", composed=True)
-                return composed
+                return picked.answer
         first = self.first.answer(question, in_shape=False)
         run.record("cascade", first=self.first.name, first_refusal=first.refusal.reason if first.refusal else None)
         run.tokens.merge(first.tokens)
@@ -58,10 +58,10 @@ class CascadeMethod(QAMethod):
         if first.refused and self.compose and not self.compose_first:
             # a name the draft wrote that the store lacks is not found again in its parts
             absent = tuple(re.findall(r"\[ENT: ([^\]]+)\] found nothing", first.refusal.message or ""))
-            composed = compose_answer(self.store, self.context.get_index(), question, run, self.name, absent=absent)
-            if composed is not None and not composed.refused:
+            picked = compose_answer(self.store, self.context.get_index(), question, run, self.name, absent=absent)
+            if picked is not None and not picked.answer.refused:
                 run.record("cascade", composed=True)
-                return composed
+                return picked.answer
         if not first.refused or first.refusal.reason in FINAL_REFUSALS:
             if first.refused and allow_parametric:
                 return self.refuse(question, run, first.refusal.reason, first.refusal.message, allow_parametric)
@@ -82,8 +82,8 @@ class CascadeMethod(QAMethod):
         reading = read_question(index, question)
         if not reading.may_constrain or not first.answer_iris:
             return None
-        composed = compose_answer(self.store, index, question, run, self.name, reading=reading)
-        stage = run.trace.get("compose", {}).get("stage")
+        picked = compose_answer(self.store, index, question, run, self.name, reading=reading)
+        composed, stage = (picked.answer, picked.stage) if picked else (None, None)
         # a negated constraint, two roles at once or a comparison the model picked stands
         # on its own: the draft that left the "not" out answers the very things the
         # question excludes, one that asks one role answers the other's, and a draft has

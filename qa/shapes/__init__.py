@@ -18,9 +18,12 @@ when the model judges it an answer and its form is the question's; else the rule
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
+if TYPE_CHECKING:  # composing reads the shapes' attributes: imported where used
+    from ..compose import QuestionReading
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
 from ..steps._mediators import beside_the_constraint, walk_through_mediators
 from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
@@ -73,17 +76,22 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
 
 def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: list[Mention], graph: QueryGraph,
                   run, method: str, chain, timeout_s: float) -> Answer:
+    from ..compose import read_question
+
     values = graph.constraints
+    # the question as composing reads it, once, when first needed (its cue words are read
+    # outside titles: "After Office Hours" compares nothing)
+    reading = functools.cache(lambda: read_question(index, question))
     # two named things compared ("how many years apart were A and B released", "A vs B:
     # which is newer"): the comparisons the store can compute of them are composed
     # candidates; a picked one answers, else the shape's own reading goes on
-    compared = len(mentions) >= 2 and _compares(question)
+    compared = len(mentions) >= 2 and reading().compares
     # and the first or last of a chain, maybe inside a constraint ("the oldest of X's films
     # in Danish"): orderings are composed candidates too; one composing serves both
     stages = ((COMPARISON_STAGES if compared and shape.kind in ("chain", "count", "superlative") else frozenset())
               | (ORDERING_STAGES if shape.kind == "superlative" else frozenset()))
     if stages:
-        answer = composed(store, index, question, run, method, timeout_s, stages, graph.answer_form)
+        answer = composed(store, index, reading(), run, method, timeout_s, stages, graph.answer_form)
         if answer is not None:
             return answer
 
@@ -122,14 +130,14 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
             # no fact joins the named things ("are A and B in the same language"): a
             # comparison of them may be composed, else the method's; the form check keeps a yes/no
             run.record("shape", fallback="composed comparison: no fact joins the named things it compares")
-            return composed(store, index, question, run, method, timeout_s, COMPARISON_STAGES, graph.answer_form,
+            return composed(store, index, reading(), run, method, timeout_s, COMPARISON_STAGES, graph.answer_form,
                             comparisons_only=True) or constrained()
         if (answer is None or answer.refused) and shape.kind == "comparison" and is_superlative(shape.cue):
             # "which of the countries bordering Nepal is the largest", "which of X's
             # English-language films is the newest": the options are a chain's answers, not
             # the things named; the first or last of a chain, composed, else the chain ordered
             run.record("shape", fallback="superlative: the named things are not the options")
-            return (composed(store, index, question, run, method, timeout_s, ORDERING_STAGES, graph.answer_form)
+            return (composed(store, index, reading(), run, method, timeout_s, ORDERING_STAGES, graph.answer_form)
                     or _superlative(store, index, question, shape, method, run, constrained, timeout_s))
         if answer is not None:
             return answer
@@ -150,7 +158,18 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
         return count_answer(store, counted, run, timeout_s=timeout_s)
     if shape.kind == "superlative":
         return _superlative(store, index, question, shape, method, run, constrained, timeout_s)
-    return constrained()
+    answer = constrained()
+    if shape.kind == "chain" and not answer.refused and any(isinstance(g.constraint, ValueConstraint)
+                                                            for g in graph.dropped):
+        # "who did X play for in 2012": no answer holds the year, but a node the store
+        # passes through may (a roster from 2010 on); a composed value constraint, else the
+        # answer with the constraint reported as dropped
+        run.record("shape", fallback="composed: a value the question writes was dropped")
+        tied = composed(store, index, reading(), run, method, timeout_s, VALUE_STAGES, graph.answer_form)
+        if tied is not None:
+            graph.grounded = []  # the composed query holds the constraint
+            return tied
+    return answer
 
 
 # Common nouns that say what kind of thing is asked for, not which: "which films", "what
@@ -262,36 +281,30 @@ def answer_against_constant(store, index, question: str, mentions: list[Mention]
     return yes_no_answer(question, method, all(verdicts), facts, shape="boolean", meant=meant)
 
 
-def _compares(question: str) -> bool:
-    """Whether the question has a word that compares two named things ("the same year")."""
-    from ..compose import COMPARISON_CUES
-
-    return bool(COMPARISON_CUES & {w.lower() for w in re.findall(r"[^\W_]+", question)})
-
-
 # the composed stages that answer a comparison of two named things, and a first or last
 COMPARISON_STAGES = frozenset({"comparison"})
 ORDERING_STAGES = frozenset({"superlative", "constrained superlative", "superlative value"})
+# and a constant the question writes, compared with a value on the chain's nodes
+VALUE_STAGES = frozenset({"value constraint", "time span"})
 
 
-def composed(store, index, question: str, run, method: str, timeout_s: float, stages: frozenset[str],
+def composed(store, index, reading: "QuestionReading", run, method: str, timeout_s: float, stages: frozenset[str],
              form: str, *, comparisons_only: bool = False) -> Answer | None:
     """The answer of the query graph the model picks among the store's composed candidates
     (:mod:`qa.compose`; only the comparisons of two named things with ``comparisons_only``)
     when its stage is one of ``stages`` and its answer has the question's ``form``, else None."""
     from ..compose import ComposeOptions, compose_answer
 
-    answer = compose_answer(store, index, question, run, method,
+    picked = compose_answer(store, index, reading.question, run, method, reading=reading,
                             options=ComposeOptions(timeout_s=timeout_s, comparisons_only=comparisons_only))
-    picked = run.trace.get("compose", {}).get("stage")
     # taken only when the model judged the pick an answer (the shape's own reading stands
     # where it is unsure); the first of the values themselves (a year) answers only a
     # question asking for a value
-    sure = (run.trace["compose"].get("chosen_p") or 0.0) >= 0.5
-    taken = (answer is not None and not answer.refused and picked in stages and sure
-             and not (picked == "superlative value" and form != "value")
+    answer = picked.answer if picked else None
+    taken = (answer is not None and not answer.refused and picked.stage in stages and (picked.p or 0.0) >= 0.5
+             and not (picked.stage == "superlative value" and form != "value")
              and form_fits(form, answer.answers, answer.values, False) is None)
-    run.record("shape", composed=picked, taken=taken)
+    run.record("shape", composed=picked.stage if picked else run.trace.get("compose", {}).get("stage"), taken=taken)
     return answer if taken else None
 
 
