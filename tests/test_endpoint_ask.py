@@ -29,7 +29,7 @@ from sparql_servers import (OXIGRAPH_INSTALL_HINT, VIRTUOSO_INSTALL_HINT, Oxigra
 
 pytestmark = [pytest.mark.endpoint, pytest.mark.llm]
 
-QUESTIONS = 5  # agreement across three backends; each question is a real model run on the first
+QUESTIONS = 3  # agreement across three backends; each question is a real model run on the first (CI time)
 PGMR_KINDS = "entities,uris,relations"  # qa/methods/pgmr PGMRMethod.index_kinds
 
 
@@ -115,7 +115,7 @@ def test_pgmr_answers_agree_on_every_backend_through_one_llm_cache(metaqa_local,
         return {k: v for k, v in record["trace"].items() if k != "ground"}
 
     expected = [key(r) for r in answers["local"]]
-    assert sum(1 for _, pairs, _ in expected if pairs) >= QUESTIONS - 2, expected  # not a test of refusals
+    assert sum(1 for _, pairs, _ in expected if pairs) >= QUESTIONS - 1, expected  # not a test of refusals
     for name in metaqa_servers:
         assert [key(r) for r in answers[name]] == expected, name
         # The same examples from the store, the same generated query (from the cache), the
