@@ -33,7 +33,7 @@ class Picked:
 
     answer: Answer
     stage: str
-    p: float | None
+    p: float
 
 
 def compose_answer(store, index, question: str, run, method: str, *,

@@ -301,7 +301,7 @@ def composed(store, index, reading: "QuestionReading", run, method: str, timeout
     # where it is unsure); the first of the values themselves (a year) answers only a
     # question asking for a value
     answer = picked.answer if picked else None
-    taken = (answer is not None and not answer.refused and picked.stage in stages and (picked.p or 0.0) >= 0.5
+    taken = (answer is not None and not answer.refused and picked.stage in stages and picked.p >= 0.5
              and not (picked.stage == "superlative value" and form != "value")
              and form_fits(form, answer.answers, answer.values, False) is None)
     run.record("shape", composed=picked.stage if picked else run.trace.get("compose", {}).get("stage"), taken=taken)
