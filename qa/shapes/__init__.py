@@ -22,8 +22,6 @@ import functools
 import re
 from typing import TYPE_CHECKING, Callable
 
-if TYPE_CHECKING:  # composing reads the shapes' attributes: imported where used
-    from ..compose import QuestionReading
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
 from ..steps._mediators import beside_the_constraint, walk_through_mediators
 from ..steps._query_graph import (EntityConstraint, QueryGraph, ValueConstraint, answer_form, form_fits,
@@ -39,6 +37,9 @@ from ._mentions import Mention, plural_mentions, question_mentions, without_ment
 from ._order import answer_comparison, answer_superlative
 from ._qualifiers import answer_with_qualifiers, needs_qualifiers
 from ._question_shape import question_shape
+
+if TYPE_CHECKING:  # composing reads the shapes' attributes: imported where used
+    from ..compose import QuestionReading
 
 
 def answer_in_shape(store, index, question: str, run, method: str, chain: Callable[..., Answer], *,
@@ -304,7 +305,7 @@ def composed(store, index, reading: "QuestionReading", run, method: str, timeout
     taken = (answer is not None and not answer.refused and picked.stage in stages and picked.p >= 0.5
              and not (picked.stage == "superlative value" and form != "value")
              and form_fits(form, answer.answers, answer.values, False) is None)
-    run.record("shape", composed=picked.stage if picked else run.trace.get("compose", {}).get("stage"), taken=taken)
+    run.record("shape", composed=picked.stage if picked else None, taken=taken)
     return answer if taken else None
 
 
