@@ -739,20 +739,33 @@ Glass River|starred_actors|Bo Park
 Glass River|directed_by|Ann Lee
 Night Harbor|directed_by|Ann Lee
 Night Harbor|starred_actors|Cy Moss
+Iron Bay|directed_by|Ann Lee
+Rust Hill|starred_actors|Bo Park
 """
 
 
 @pytest.mark.parametrize("question, verdict", [
     ("Did [Bo Park] both direct and act in Salt Road?", "yes"),
+    ("Did [Bo Park] direct Salt Road and appear in it too?", "yes"),
+    ("Did Bo Park direct Salt Road and appear in it too?", "yes"),
     ("Did [Bo Park] both direct and act in Glass River?", "no"),  # acted only; directed other films
     ("Was [Glass River] directed and acted in by Bo Park?", "no"),
     ("Did [Bo Park] act in Glass River?", "yes"),  # one role: one relation is enough
+    # Ann Lee acted in nothing: the film's own actors say who plays the other role
+    ("Did [Ann Lee] both direct and act in Night Harbor?", "no"),
+    # Rust Hill has no director in the store, but Bo Park's directed films are known
+    ("Did [Bo Park] both direct and act in Rust Hill?", "no"),
+    # Iron Bay has no actors in the store, and Ann Lee acted in nothing: no one can say
+    ("Did [Ann Lee] both direct and act in Iron Bay?", None),
 ])
 def test_two_roles_asked_at_once_must_both_hold(tmp_path_factory, question, verdict):
     store, index = indexed_store(tmp_path_factory, "roles.txt", "tsv", ROLES)
     with store, store.reading():
         answer = answer_in_shape(store, index, question, MethodRun(ScriptedLLM([])), "test", chain=None)
-    assert answer.answers == [verdict]
+    if verdict is None:
+        assert answer.answers == [] and answer.refusal.reason == "no_answer"
+    else:
+        assert answer.answers == [verdict]
 
 
 def test_words_after_a_constant_open_its_end_whatever_came_before():

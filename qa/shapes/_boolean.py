@@ -28,6 +28,8 @@ _CONJOINED = frozenset({"both", "also", "and"})
 # How much better another relation must fit the question than the joining one to say no
 OTHER_RELATION_MARGIN = 0.15
 EVIDENCE_PER_VALUE = 10
+# how many of the subject's other values are read for the roles things of their kind hold
+SIBLINGS = 5
 BOOLEAN = "http://www.w3.org/2001/XMLSchema#boolean"
 
 
@@ -63,7 +65,9 @@ def check_value(store, embed, subject: Mention, value: Mention, asked: str,
     ranked = rank_attributes(embed, asked, joining + kin)
     scores = {(joining + kin)[i].key: s for s, i in ranked}
     if joining and roles_asked > 1:
-        return _both(subject, value, joining, kin, scores)
+        others = _other_roles(store, value, joining, attributes, timeout_s=timeout_s)
+        scores |= {others[i].key: s for s, i in rank_attributes(embed, asked, others)}
+        return _both(subject, value, joining, kin + others, scores)
     if joining:
         best_join = max(joining, key=lambda a: scores[a.key])
         rival = max(kin, key=lambda a: scores[a.key], default=None)
@@ -79,9 +83,10 @@ def check_value(store, embed, subject: Mention, value: Mention, asked: str,
 
 
 def _both(subject: Mention, value: Mention, joining: list[Attribute], kin: list[Attribute], scores: dict) -> Check:
-    """Two roles asked at once: yes when two relations join subject and value; no when one
-    does and the subject holds another relation of the value's kind with other values (the
-    store says which); otherwise the store cannot say."""
+    """Two roles asked at once: yes when the two relations that fit the question best both
+    join subject and value; no when one of them holds only other values (the store says
+    which: the subject's other films, or the film's other actors); otherwise, when the
+    other role asked is one the store holds nothing of here, it cannot say."""
     joined = sorted(joining, key=lambda a: -scores[a.key])
     # the two roles asked are the two relations that fit the question best, joining or not
     asked = sorted(joining + kin, key=lambda a: -scores[a.key])[:2]
@@ -90,6 +95,8 @@ def _both(subject: Mention, value: Mention, joining: list[Attribute], kin: list[
         return Check(value, True, facts, " and ".join(a.label for a in asked),
                      f"the store holds {subject.label} {asked[0].reading()} and {asked[1].reading()} {value.label}")
     rival = next((a for a in asked if a not in joining), None) or max(kin, key=lambda a: scores[a.key], default=None)
+    if rival is not None and not rival.facts:
+        return Check(value, None, why=f"the store holds no {rival.label} of {value.label}")
     if rival is None:
         return Check(value, None, why=f"the store holds one relation of {subject.label} to {value.label}, "
                                       "and nothing of the other role asked")
@@ -97,6 +104,42 @@ def _both(subject: Mention, value: Mention, joining: list[Attribute], kin: list[
     return Check(value, False, facts, rival.label,
                  f"the store holds {subject.label} {joined[0].reading()} {value.label}, "
                  f"and {rival.label} with other values only")
+
+
+def _other_roles(store, value: Mention, joining: list[Attribute], attributes: dict, *,
+                 timeout_s: float) -> list[Attribute]:
+    """The roles a two-roles question may mean besides those that join subject and value
+    (``joining``) and the subject's other values of them (kin):
+
+    * **played by others**: relations the value holds that the subject holds to nothing. A
+      director who acted in no film has no "starred actors" of his own, so "did X both direct
+      and act in Y" reads that role from Y, whose facts say who plays it;
+    * **the subject's, of other things of the value's kind**: X directed other films (films
+      X also wrote or acted in), and Y has no director in the store. X's facts say which
+      films X directed, as the one-role check reads a subject's other values of a kind;
+    * **held by neither**: relations the subject's other values in the joining relations
+      hold, which neither X nor Y does. These have no facts: when one is asked, the store
+      cannot say.
+    """
+    held = entity_attributes(store, value.iri, timeout_s=timeout_s)
+    value_keys = {(relation, not backward) for relation, backward in held}
+    out = {(relation, not backward): Attribute(relation, not backward, attribute.label, attribute.facts)
+           for (relation, backward), attribute in held.items()
+           if not attribute.literal and (relation, not backward) not in attributes}
+    kind = _ends(joining) - {value.iri}
+    for attribute in attributes.values():
+        if not attribute.literal and attribute.key not in value_keys and set(attribute.other_ends()) & kind:
+            out[attribute.key] = attribute
+    for iri in sorted(kind)[:SIBLINGS]:
+        for (relation, backward), attribute in entity_attributes(store, iri, timeout_s=timeout_s).items():
+            key = (relation, not backward)
+            if not attribute.literal and key not in value_keys:
+                out.setdefault(key, Attribute(relation, not backward, attribute.label))
+    return list(out.values())
+
+
+def _ends(attributes: list[Attribute]) -> set[str]:
+    return {iri for a in attributes for iri in a.other_ends()}
 
 
 def _looks_like_year(number: float) -> bool:

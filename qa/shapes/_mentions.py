@@ -106,6 +106,7 @@ def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
 
 
 _PLURAL_WORD = re.compile(r"\b[a-z][a-z-]{3,}(?:ies|es|s)\b")
+_EMPTY_BRACKETS = re.compile(r"\[\s*\]")
 
 
 def singulars(word: str) -> list[str]:
@@ -179,7 +180,9 @@ def without_mentions(question: str, mentions: Sequence[Mention]) -> str:
         out.append(question[last:m.span[0]])
         last = m.span[1]
     out.append(question[last:])
-    return " ".join("".join(out).split())
+    # a name written in brackets leaves its brackets behind; they mark the name, they are
+    # not words the encoder should weigh ("did [] direct" reads unlike "did direct")
+    return " ".join(_EMPTY_BRACKETS.sub(" ", "".join(out)).split())
 
 
 __all__ = ["Mention", "question_mentions", "reads_as_verb", "plural_mentions", "other_forms", "choose_namesake", "without_mentions", "STRONG_MENTION"]
