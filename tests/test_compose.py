@@ -417,6 +417,31 @@ def test_the_cascade_takes_a_picked_conjunction_the_draft_did_not_hold(films):
     assert run.trace["compose"]["stage"] == "conjunction" and run.trace["cascade"]["refined"] is True
 
 
+def test_the_question_is_read_once_by_the_cascade_its_draft_and_its_composing(films, monkeypatch):
+    # pgmr's draft answers one role; the cascade composes (two roles at once) and pgmr
+    # checks the names it drafted: every step reads the question from the one reading
+    import qa.compose
+
+    store, _ = films
+    reads = []
+    real = qa.compose.read_question
+    monkeypatch.setattr(qa.compose, "read_question", lambda index, q, **kw: reads.append(q) or real(index, q, **kw))
+    draft = "SELECT DISTINCT ?f WHERE { ?f [REL: directed by] [ENT: bo park] }"
+    picks = judge(r"and also")
+    # the draft's paths are read by the model too: it marks the films Bo Park directed
+    reader = lambda messages: picks(messages) if "\nQuery: " in messages[-1]["content"] else "{Salt Road}"
+    cascade = _cascade(films, ScriptedLLM([draft] + [reader] * 8))
+    answer = cascade.answer("which films did bo park both direct and act in")
+    assert answer.answers == ["Salt Road"] and answer.trace["cascade"]["refined"] is True
+    assert reads == ["which films did bo park both direct and act in"]
+    # the reading is the question's, not the context's: the next question is read afresh
+    assert cascade.context.read("which films did ann lee direct").text == "which films did ann lee direct"
+    assert cascade.context._readings == {"which films did ann lee direct": cascade.context.read("which films did ann lee direct")}
+    with cascade.context.asking():
+        cascade.context.read("which films did ann lee direct")
+    assert cascade.context._readings == {}
+
+
 # -- the shapes take composed comparisons and orderings ---------------------------------------
 def _in_shape(store_index, question, yes_to):
     """``question`` answered in its shape with a model that says yes to the composed option

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from kgstore.errors import LLMUnavailableError, QAError, VectorIndexError
@@ -31,6 +32,32 @@ class QAContext:
     store: Any
     llm: LLM
     index: Any = None
+    # the readings of the question being asked (qa.compose.read_question), shared by the
+    # methods a cascade runs, its shapes and composing; forgotten when the question is
+    # answered, since the store may change before the next one
+    _readings: dict = field(default_factory=dict, repr=False)
+    _asking: int = field(default=0, repr=False)
+
+    def read(self, question: str):
+        """``question`` read once with the store's index: its linked names, its constants and
+        its cue words (:class:`qa.compose.QuestionReading`)."""
+        reading = self._readings.get(question)
+        if reading is None:
+            from ..compose import read_question  # composing builds on the methods' steps
+
+            reading = self._readings[question] = read_question(self.get_index(), question)
+        return reading
+
+    @contextmanager
+    def asking(self):
+        """One question, however many methods answer it: its readings last until it ends."""
+        self._asking += 1
+        try:
+            yield
+        finally:
+            self._asking -= 1
+            if not self._asking:
+                self._readings.clear()
 
     def get_index(self, kinds: tuple[str, ...] = ()):
         """The store's semantic index; raises when one of ``kinds`` cannot be searched (not
@@ -102,7 +129,8 @@ class QAMethod(ABC):
             self.context.get_index(self.index_kinds)  # fail before the model spends a minute on the question
         run = MethodRun(self.context.llm)
         try:
-            with self.store.reading():  # one catalog connection for the question's many lookups
+            # one catalog connection for the question's many lookups, one reading of it
+            with self.context.asking(), self.store.reading():
                 result = self._answer_checked(question, run, allow_parametric, in_shape)
         except LLMUnavailableError:
             raise
@@ -131,7 +159,8 @@ class QAMethod(ABC):
                                f"not in the store: no entity is named {absent[0]!r}", allow_parametric)
         if self.shapes if in_shape is None else in_shape:
             return answer_in_shape(self.store, self.context.get_index(), question, run, self.name,
-                                   lambda text=question: self._answer(text, run, allow_parametric=allow_parametric))
+                                   lambda text=question: self._answer(text, run, allow_parametric=allow_parametric),
+                                   read=self.context.read)
         return self._answer(question, run, allow_parametric=allow_parametric)
 
     def refuse(self, question: str, run: MethodRun, reason: str, message: str, allow_parametric: bool) -> Answer:

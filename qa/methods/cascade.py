@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..compose import compose_answer, read_question
+from ..compose import compose_answer
 from ..steps._result import Answer
 from ._base import MethodRun, QAContext, QAMethod
 
@@ -43,7 +43,8 @@ class CascadeMethod(QAMethod):
 
     def _answer(self, question: str, run: MethodRun, *, allow_parametric: bool) -> Answer:
         if self.compose_first:
-            picked = compose_answer(self.store, self.context.get_index(), question, run, self.name)
+            picked = compose_answer(self.store, self.context.get_index(), question, run, self.name,
+                                    reading=self.context.read(question))
             if picked is not None and not picked.answer.refused:
                 run.record("cascade", composed=True)
                 return picked.answer
@@ -58,7 +59,8 @@ class CascadeMethod(QAMethod):
         if first.refused and self.compose and not self.compose_first:
             # a name the draft wrote that the store lacks is not found again in its parts
             absent = tuple(re.findall(r"\[ENT: ([^\]]+)\] found nothing", first.refusal.message or ""))
-            picked = compose_answer(self.store, self.context.get_index(), question, run, self.name, absent=absent)
+            picked = compose_answer(self.store, self.context.get_index(), question, run, self.name,
+                                    reading=self.context.read(question), absent=absent)
             if picked is not None and not picked.answer.refused:
                 run.record("cascade", composed=True)
                 return picked.answer
@@ -79,7 +81,7 @@ class CascadeMethod(QAMethod):
         with the whole cast). Composed only for a question that could carry one (a second
         mention, a constant, an ordering word), so a plain chain costs nothing more."""
         index = self.context.get_index()
-        reading = read_question(index, question)
+        reading = self.context.read(question)
         if not reading.may_constrain or not first.answer_iris:
             return None
         picked = compose_answer(self.store, index, question, run, self.name, reading=reading)

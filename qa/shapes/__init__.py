@@ -43,13 +43,14 @@ if TYPE_CHECKING:  # composing reads the shapes' attributes: imported where used
 
 
 def answer_in_shape(store, index, question: str, run, method: str, chain: Callable[..., Answer], *,
-                    timeout_s: float = 5.0) -> Answer:
+                    timeout_s: float = 5.0, read: Callable[[str], "QuestionReading"] | None = None) -> Answer:
     """``question`` answered in its shape; ``chain()`` is the method's own answer to it,
     asked for when the shape builds on a chain (or is one), and ``chain(text)`` its answer
     to the chain a count counts ("which films …" for "how many films …"). Every answer
     is read as a query graph (:mod:`qa.steps._query_graph`): the constraints the question
     writes are applied to the chain's answers, and the answer's form is checked against
-    the question's."""
+    the question's. ``read(question)`` is the question as composing reads it, once for
+    every method that answers it (read here when not given)."""
     # the shape's words must be the question's own, not a title's ("The Fastest Gun Alive")
     mentions = question_mentions(index, question)
     # a number the store also holds as a name (a film called "2010") is a constant after a
@@ -68,7 +69,7 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
     graph = QueryGraph(question, answer_form(question, shape.kind, shape.yes_no), constraints=values)
     graph.aggregation = {"count": "count", "superlative": "argmax" if shape.kind == "superlative" and
                          shape.direction(dates=False) == "max" else "argmin"}.get(shape.kind)
-    answer = _answer_shape(store, index, question, shape, mentions, graph, run, method, chain, timeout_s)
+    answer = _answer_shape(store, index, question, shape, mentions, graph, run, method, chain, timeout_s, read)
     if graph.grounded:
         answer.constraints = [g.to_dict() for g in graph.shown]
     run.record("query_graph", **graph.to_dict())
@@ -76,13 +77,13 @@ def answer_in_shape(store, index, question: str, run, method: str, chain: Callab
 
 
 def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: list[Mention], graph: QueryGraph,
-                  run, method: str, chain, timeout_s: float) -> Answer:
+                  run, method: str, chain, timeout_s: float, read) -> Answer:
     from ..compose import read_question
 
     values = graph.constraints
     # the question as composing reads it, once, when first needed (its cue words are read
     # outside titles: "After Office Hours" compares nothing)
-    reading = functools.cache(lambda: read_question(index, question))
+    reading = functools.cache(lambda: read(question) if read else read_question(index, question))
     # two named things compared ("how many years apart were A and B released", "A vs B:
     # which is newer"): the comparisons the store can compute of them are composed
     # candidates; a picked one answers, else the shape's own reading goes on

@@ -45,7 +45,6 @@ from ...prompts import grammar_text
 from ...shapes import detect_shape
 from ...steps import _sparql_build as sb
 from ...steps._examples import store_examples
-from ...compose import read_question
 from ...steps._grounding import names_a_word_of
 from ...steps._mediators import through_a_shared_mediator
 from ...steps._path_grounding import ChainDraft, PathGrounder, asks_for_the_sharers
@@ -133,7 +132,7 @@ class PGMRMethod(QAMethod):
             invented = [n for n in query.entities() if not names_a_word_of(question, n)]
             if invented and len(invented) < len(query.entities()):
                 # a name typed short ("uk") is mentioned when it links to what the name does
-                mentioned = {e.iri for m in read_question(index, question).mentions for e in m.entities}
+                mentioned = {e.iri for m in self.context.read(question).mentions for e in m.entities}
                 invented = [n for n in invented if not any(c.iri in mentioned for c in index.link(n, k=3))]
             if invented and len(invented) < len(query.entities()):
                 run.record("names", invented=invented, written=query.entities())
