@@ -11,7 +11,7 @@ import re
 import pytest
 
 from qa import MethodRun, QAContext, ScriptedLLM
-from qa.compose import compose_answer, enumerate_candidates, rank, read_question, verbalize
+from qa.compose import ComposeOptions, compose_answer, enumerate_candidates, rank, read_question, verbalize
 
 from test_query_graph import indexed_store
 
@@ -267,6 +267,40 @@ def _comparisons(store_index, question):
         return {(c.relation_label, c.kind): c.answers[0] for c in comparisons(store, reading, timeout_s=5.0)}
 
 
+def test_two_roles_asked_favour_the_candidate_that_holds_both(films):
+    from qa.compose import enumerate_candidates
+    from qa.compose._choose import asked_roles, topic_roles
+
+    store, index = films
+    reading = read_question(index, "which films did bo park both direct and act in")
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    assert asked_roles(index.embed, reading, candidates) == {"directed by", "starred actors"}
+    both = [c for c in candidates if topic_roles(c) == {"directed by", "starred actors"}]
+    assert both and all(c.stage == "conjunction" for c in both)
+    # the candidates that hold both roles, and only they, gain the cue's tie-break
+    favoured = [a - b for a, b in zip(rank(index.embed, reading, candidates),
+                                      rank(index.embed, reading, candidates, ComposeOptions(cue_weight=0.0)))]
+    assert [round(f, 6) for f in favoured] == [0.1 if c in both else 0.0 for c in candidates]
+    # without a word that joins two roles, no candidate is
+    plain = read_question(index, "which films did bo park direct")
+    assert not plain.conjoins and rank(index.embed, plain, candidates) == rank(
+        index.embed, plain, candidates, ComposeOptions(cue_weight=0.0))
+
+
+def test_a_constraint_may_tie_to_any_entity_that_bears_the_mention_s_name():
+    from qa.compose import LinkedEntity, Mention, QuestionReading
+
+    topic = LinkedEntity("x:ann", "Ann Lee", 0.9, "exact")
+    tag, genre, near = (LinkedEntity("x:family", "family", 0.6, "exact"), LinkedEntity("x:Family", "Family", 0.5, "label"),
+                        LinkedEntity("x:kin", "kinship", 0.4, "vector"))
+    reading = QuestionReading("q", "the family films of Ann Lee", (
+        Mention("Ann Lee", (20, 27), (topic,), bracketed=True), Mention("family", (4, 10), (tag, genre, near))))
+    # "family" is a tag and a genre: both are offered, the store's ties say which the
+    # answers hold; a neighbour in meaning is someone else
+    assert reading.others(topic) == [tag, genre]
+
+
 def test_two_named_things_are_compared_on_every_relation_both_hold(films):
     found = _comparisons(films, "night harbor vs glass river")
     assert found[("release year", "earlier")] == "Night Harbor" and found[("release year", "later")] == "Glass River"
@@ -278,6 +312,9 @@ def test_two_named_things_are_compared_on_every_relation_both_hold(films):
 @pytest.mark.parametrize("question, kind", [
     ("night harbor vs glass river: which is older", "earlier"), ("which came out earlier, night harbor or glass river", "earlier"),
     ("night harbor or glass river, which is newer", "later"), ("which came out later, glass river or night harbor", "later"),
+    # an ordering word asks for one end of two things as a comparative does
+    ("[Night Harbor] versus Glass River, which came first?", "earlier"),
+    ("glass river or night harbor: which was released last", "later"),
 ])
 def test_a_comparative_offers_only_the_end_it_asks_for(films, question, kind):
     # the encoder reads "earlier" and "later" alike: the word decides which end is offered

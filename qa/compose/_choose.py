@@ -14,8 +14,8 @@ from typing import Callable, Sequence
 import math
 
 from ..steps._paths import PathScorer, path_text, relation_paths
-from ._candidates import (QueryCandidate, conjunctions, core_candidates, counted, entity_ties, execute, ordered_relations,
-                          orderings, span_ties, value_orderings, value_ties)
+from ._candidates import (EntityTie, QueryCandidate, conjunctions, core_candidates, counted, entity_ties, execute,
+                          ordered_relations, orderings, span_ties, value_orderings, value_ties)
 from ._comparisons import comparisons
 from ._reading import QuestionReading
 from ._verbalize import verbalize
@@ -129,10 +129,38 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
     vectors = embed([reading.text] + distinct)
     sims = dict(zip(distinct, (vectors[1:] @ vectors[0]).tolist()))
     ascending = reading.order_ascending
+    asked = asked_roles(embed, reading, candidates) if reading.conjoins else frozenset()
     return [sims[t] + options.answer_weight * sims[a] + options.link_weight * c.topic.score
             - options.hop_cost * c.hops
             + (options.cue_weight if getattr(c, "ordering", None) and c.ordering.ascending == ascending else 0.0)
+            + (options.cue_weight if asked and asked <= topic_roles(c) else 0.0)
             for c, t, a in zip(candidates, texts, answer_texts)]
+
+
+def topic_roles(candidate) -> frozenset[str]:
+    """The relations that join ``candidate``'s answer to its topic: the chain's first hop
+    when it is the only one, and each tie back to the topic (two roles at once)."""
+    if not isinstance(candidate, QueryCandidate):
+        return frozenset()
+    own = list(candidate.path.labels[:1]) if candidate.path.hops == 1 else []
+    return frozenset(own + [t.relation_label for t in candidate.ties
+                            if isinstance(t, EntityTie) and t.entity.iri == candidate.topic.iri])
+
+
+def asked_roles(embed: Callable, reading: QuestionReading, candidates: Sequence) -> frozenset[str]:
+    """The two relations joining a topic, among those the candidates use, that read closest
+    to the question's words outside its names: the roles a question that joins two asks
+    for ("written and directed by X"). A feature: the candidate that holds both breaks a
+    tie with one that holds one."""
+    labels = sorted(set().union(*(topic_roles(c) for c in candidates)))
+    if len(labels) < 2:
+        return frozenset()
+    words = list(reading.text)
+    for m in reading.mentions:
+        words[m.span[0]:m.span[1]] = [" "] * (m.span[1] - m.span[0])
+    vectors = embed(["".join(words)] + labels)
+    sims = (vectors[1:] @ vectors[0]).tolist()
+    return frozenset(label for _, label in sorted(zip(sims, labels), reverse=True)[:2])
 
 
 def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], scores: Sequence[float],

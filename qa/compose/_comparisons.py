@@ -108,6 +108,8 @@ def comparisons(store, reading: QuestionReading, *, timeout_s: float) -> list[Co
     # a comparative asks for one end ("which is older"): the other end is not offered,
     # since the encoder reads "earlier" and "later" alike
     lower = reading.compares_lower
+    if lower is None:  # "A versus B, which came first": an ordering word asks for one end too
+        lower = reading.order_ascending
     kinds = [k for k in KINDS if lower is None or k != ("later" if lower else "earlier")]
     if reading.asks_count:  # "how many more", "how many years apart": the answer is a number
         kinds = [k for k in kinds if k in NUMBER_KINDS]

@@ -107,15 +107,18 @@ class QuestionReading:
         return out[:limit]
 
     def others(self, topic: LinkedEntity) -> list[LinkedEntity]:
-        """The best entity of every mention that does not overlap the one ``topic`` came
-        from: what a constraint may tie the answer to."""
+        """What a constraint may tie the answer to: for every mention that does not overlap
+        the one ``topic`` came from, its best entity and every other that bears its name
+        ("family" is a tag and a genre: the store's ties say which one the answers hold)."""
         own = [m.span for m in self.mentions if any(e.iri == topic.iri for e in m.entities)]
         out = []
         for m in self.mentions:
             if any(m.span[0] < b and a < m.span[1] for a, b in own):
                 continue
-            if m.best.iri != topic.iri and m.best.iri not in {e.iri for e in out}:
-                out.append(m.best)
+            named = [e for e in m.entities[1:] if e.match != "vector"]
+            for entity in [m.best, *named]:
+                if entity.iri != topic.iri and entity.iri not in {e.iri for e in out}:
+                    out.append(entity)
         return out
 
     def without_absent(self, names: Sequence[str]) -> "QuestionReading":
