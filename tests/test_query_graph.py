@@ -744,6 +744,13 @@ Rust Hill|starred_actors|Bo Park
 """
 
 
+@pytest.fixture(scope="module")
+def roles(tmp_path_factory):
+    store, index = indexed_store(tmp_path_factory, "roles.txt", "tsv", ROLES)
+    with store:
+        yield store, index
+
+
 @pytest.mark.parametrize("question, verdict", [
     ("Did [Bo Park] both direct and act in Salt Road?", "yes"),
     ("Did [Bo Park] direct Salt Road and appear in it too?", "yes"),
@@ -758,9 +765,9 @@ Rust Hill|starred_actors|Bo Park
     # Iron Bay has no actors in the store, and Ann Lee acted in nothing: no one can say
     ("Did [Ann Lee] both direct and act in Iron Bay?", None),
 ])
-def test_two_roles_asked_at_once_must_both_hold(tmp_path_factory, question, verdict):
-    store, index = indexed_store(tmp_path_factory, "roles.txt", "tsv", ROLES)
-    with store, store.reading():
+def test_two_roles_asked_at_once_must_both_hold(roles, question, verdict):
+    store, index = roles
+    with store.reading():
         answer = answer_in_shape(store, index, question, MethodRun(ScriptedLLM([])), "test", chain=None)
     if verdict is None:
         assert answer.answers == [] and answer.refusal.reason == "no_answer"
