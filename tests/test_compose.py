@@ -541,3 +541,38 @@ def test_a_superlative_inside_a_constraint_is_composed_from_both_stages(films):
                             r"where the answer has genre Comedy; only the last")
     assert answer.answers == ["Glass River"] and run.trace["compose"]["stage"] == "constrained superlative"
     assert "ORDER BY DESC" in answer.query and "Comedy" in answer.query
+
+
+def test_a_refinement_is_judged_at_least_as_well_as_its_own_chain_and_the_encoder_decides(films):
+    """The model reads "X's films not comedies" as "X's films" and says yes to the plainer:
+    a refinement takes its shown core chain's judgement, so the encoder's reading of the
+    refinement's words decides between the two."""
+    from qa.compose._choose import core_of, inherited
+    store, index = films
+    reading = read_question(index, "which films did ann lee direct that are not comedies")
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    by_text = {verbalize(c): c for c in candidates}
+    chain = by_text["Ann Lee directed what"]
+    denied = next(c for c in candidates if c.stage == "negation" and c.topic.label == "Ann Lee" and c.path.hops == 1)
+    counted = next(c for c in candidates if c.count) if any(c.count for c in candidates) else None
+    assert verbalize(core_of(denied)) == verbalize(chain) and core_of(chain) is None
+    assert inherited([chain, denied], [0.9, 0.4]) == [0.9, 0.9]
+    # a refinement judged better keeps its own; without its chain shown it keeps its own too
+    assert inherited([chain, denied], [0.3, 0.8]) == [0.3, 0.8] and inherited([denied], [0.4]) == [0.4]
+    # only the chain the model judges best passes its judgement on
+    genres = by_text["Ann Lee directed what; it has genre what"]
+    assert inherited([genres, chain, denied], [0.7, 0.9, 0.4]) == [0.7, 0.9, 0.9]
+    assert inherited([genres, chain, denied], [0.95, 0.9, 0.4]) == [0.95, 0.9, 0.4]
+    # siblings are lifted together: the model's reading of "not" over "has" stands
+    tied = next(c for c in candidates if c.stage == "entity constraint" and c.topic.label == "Ann Lee"
+                and c.path.hops == 1 and c.ties[0].entity.label == "Comedy")
+    assert [round(p, 2) for p in inherited([chain, denied, tied], [0.8, 0.55, 0.33])] == [0.8, 0.8, 0.58]
+    assert counted is None or core_of(counted) is None
+    # a model that says yes only to the plain chain: the refinement the encoder ranks above
+    # it is chosen, and without inheriting, the chain is
+    from qa.compose._choose import choose
+    for inherit, stage in ((True, "negation"), (False, "chain")):
+        run = MethodRun(ScriptedLLM([judge(r"^Ann Lee directed what$")] * 2))
+        picked = choose(run, reading, [chain, denied], [0.90, 1.10], ComposeOptions(inherit_core=inherit))
+        assert picked.chosen.stage == stage and sorted(picked.model_p) == [0.0, 1.0]

@@ -783,3 +783,22 @@ def test_words_after_a_constant_open_its_end_whatever_came_before():
     assert (earlier.op, earlier.low) == ("<=", 1990.0)
     (exact,) = read_value_constraints("Which films of X came out in 1985?")
     assert exact.op == "="
+
+
+@pytest.fixture(scope="module")
+def films_with_sports(tmp_path_factory):
+    # a tag "sports" on another director's film, the genre "Sport" on one of Ann Lee's
+    store, index = indexed_store(tmp_path_factory, "films.txt", "tsv",
+                                 FILMS + "Quiet Engines|genre|Sport\nSalt Road|tag|sports\n")
+    with store:
+        yield store, index
+
+
+def test_a_constraint_word_may_name_an_entity_in_its_other_number(films_with_sports):
+    """"sports" names the tag exactly and the genre "Sport" in the singular: the one the
+    chain's answers are tied to is meant, and the count counts only those (it counted all
+    five of a director's films when only the tag was tried)."""
+    for question in ("How many sports films did Ann Lee direct?", "Which sports films did [Ann Lee] direct?"):
+        answer, _, _ = film_chain(films_with_sports, question)
+        assert answer.answers in (["1"], ["Quiet Engines"]), question
+        assert any(c["applied"] and c["entity"] == "Sport" for c in answer.constraints), answer.constraints

@@ -45,6 +45,12 @@ class ComposeOptions:
     # offer only the comparisons of the two named things (a caller that has found the
     # question compares them, and that nothing else answers it)
     comparisons_only: bool = False
+    # the refinements (a constraint, a negation, a second role, an ordering by a value) of
+    # the chain the model judges best are lifted until the best of them is judged as well
+    # as that chain, keeping their order: the model reads both as
+    # "X's films" and prefers the plainer one, while the encoder reads the refinement's
+    # words; so between that chain and its refinements the encoder decides
+    inherit_core: bool = True
 
 
 @dataclass
@@ -189,9 +195,44 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     shortlist.sort(key=lambda i: -scores[i])
     shown = [candidates[i] for i in shortlist]
     judged = [judge(run, reading, c, step) for c in shown] if len(shown) > 1 else [1.0]
-    final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, judged)]
+    weighed = inherited(shown, judged) if options.inherit_core else judged
+    final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, weighed)]
     best = max(range(len(shown)), key=lambda n: final[n])
     return Composed(shown[best], shown, [float(scores[i]) for i in shortlist], judged)
+
+
+def core_of(candidate) -> QueryCandidate | None:
+    """The plain chain ``candidate`` refines by constraints or by an ordering on a value,
+    or None when it refines nothing (a chain, a count, a comparison)."""
+    if not isinstance(candidate, QueryCandidate) or candidate.count:
+        return None
+    ordered = candidate.ordering is not None and bool(candidate.ordering.relation)
+    if not candidate.ties and not ordered:
+        return None
+    if candidate.ordering is not None and not ordered:
+        return None  # "the first of" the chain's own values is an aggregation, not a refinement
+    return replace(candidate, ties=(), ordering=None)
+
+
+def inherited(shown: Sequence, judged: Sequence[float]) -> list[float]:
+    """The refinements of the chain the model judges best, raised together until the best
+    of them is judged as well as that chain.
+
+    Only the best chain passes its judgement on: the model says which things are asked for
+    ("X's films"), the encoder which of the words narrow them. A refinement of a chain the
+    model judges worse keeps its own (a negation on X's films' genres is not X's films).
+    They are raised together, by one amount, so the model's order among them stands: it
+    reads "not tagged parody" from "tagged parody", which the encoder hardly does."""
+    plain = [(p, verbalize(c)) for c, p in zip(shown, judged)
+             if isinstance(c, QueryCandidate) and not c.count and c.ordering is None and not c.ties]
+    if not plain:
+        return list(judged)
+    best_p, best_text = max(plain, key=lambda pt: pt[0])
+    refining = [core_of(c) is not None and verbalize(core_of(c)) == best_text for c in shown]
+    if not any(refining):
+        return list(judged)
+    lift = max(0.0, best_p - max(p for p, r in zip(judged, refining) if r))
+    return [p + lift if r else p for p, r in zip(judged, refining)]
 
 
 def judge(run, reading: QuestionReading, candidate: QueryCandidate, step: str) -> float:
@@ -228,4 +269,4 @@ def yes_probability(completion) -> float:
     return round(1.0 / (1.0 + math.exp(no - yes)), 4)
 
 
-__all__ = ["ComposeOptions", "Composed", "enumerate_candidates", "rank", "choose"]
+__all__ = ["ComposeOptions", "Composed", "enumerate_candidates", "rank", "choose", "inherited"]

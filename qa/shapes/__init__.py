@@ -33,7 +33,7 @@ from ._attributes import Attribute, entity_attributes
 from ._boolean import answer_boolean, yes_no_answer
 from ._count import count_answer, counted_query, is_one_number
 from ._detect import QuestionShape, detect_shape, is_superlative, listing_question, without_names, without_superlative
-from ._mentions import Mention, plural_mentions, question_mentions, without_mentions
+from ._mentions import Mention, plural_mentions, question_mentions, with_other_forms, without_mentions
 from ._order import answer_comparison, answer_superlative
 from ._qualifiers import answer_with_qualifiers, needs_qualifiers
 from ._question_shape import question_shape
@@ -111,8 +111,8 @@ def _answer_shape(store, index, question: str, shape: QuestionShape, mentions: l
         answer.question = question
         literals = literal_constraints(store, question, mentions)
         inside = [m for m in mentions if any(c.span[0] <= m.span[0] and m.span[1] <= c.span[1] for c in literals)]
-        graph.constraints = values + entity_constraints(store, [m for m in mentions + nouns if m not in inside],
-                                                        answer) + literals
+        named = [with_other_forms(index, m) for m in mentions + nouns if m not in inside]
+        graph.constraints = values + entity_constraints(store, named, answer) + literals
         constrained_answer = apply_constraints(store, index, answer, graph, run, timeout_s=timeout_s)
         return beside_the_constraint(store, index, constrained_answer, graph.grounded, question, run,
                                      timeout_s=timeout_s)

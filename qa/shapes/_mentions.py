@@ -11,7 +11,7 @@ and IRI.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ..steps._retrieval import bracketed_spans, respects_brackets
@@ -160,6 +160,14 @@ def other_forms(index, mention: Mention) -> list[Mention]:
     return out
 
 
+def with_other_forms(index, mention: Mention) -> Mention:
+    """``mention`` with the entities named by the other number of its last word among its
+    namesakes: a constraint written "sports" may mean the tag "sports" or the genre "Sport",
+    and the store's ties say which the answers hold."""
+    forms = tuple(o.iri for o in other_forms(index, mention) if o.iri not in mention.namesakes)
+    return replace(mention, namesakes=mention.namesakes + forms) if forms else mention
+
+
 def choose_namesake(index, question: str, span: tuple[int, int], candidates: Sequence):
     """Among entities sharing the name at ``span``, the one whose "label, description"
     reads closest to the rest of the question, popularity breaking near ties."""
@@ -185,4 +193,4 @@ def without_mentions(question: str, mentions: Sequence[Mention]) -> str:
     return " ".join(_EMPTY_BRACKETS.sub(" ", "".join(out)).split())
 
 
-__all__ = ["Mention", "question_mentions", "reads_as_verb", "plural_mentions", "other_forms", "choose_namesake", "without_mentions", "STRONG_MENTION"]
+__all__ = ["Mention", "question_mentions", "reads_as_verb", "plural_mentions", "other_forms", "with_other_forms", "choose_namesake", "without_mentions", "STRONG_MENTION"]
