@@ -576,3 +576,20 @@ def test_a_refinement_is_judged_at_least_as_well_as_its_own_chain_and_the_encode
         run = MethodRun(ScriptedLLM([judge(r"^Ann Lee directed what$")] * 2))
         picked = choose(run, reading, [chain, denied], [0.90, 1.10], ComposeOptions(inherit_core=inherit))
         assert picked.chosen.stage == stage and sorted(picked.model_p) == [0.0, 1.0]
+
+
+def test_a_comparison_on_the_best_chain_s_relation_is_lifted_with_it(films):
+    """"A versus B, which came out later": the model says yes to "the release year of A"
+    above the comparison; the comparison on that relation is lifted to it."""
+    from qa.compose._choose import inherited, refines
+    store, index = films
+    reading = read_question(index, "night harbor versus glass river, which came out later")
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    later = next(c for c in candidates if c.stage == "comparison" and c.kind == "later")
+    year = next(c for c in candidates if c.stage == "chain" and c.hops == 1
+                and c.path.steps[0][0] == later.relation and c.topic.iri == later.first.entity.iri)
+    other = next(c for c in candidates if c.stage == "chain" and c.hops == 1 and c.path.steps[0][0] != later.relation)
+    assert refines(later, year) and not refines(later, other)
+    assert inherited([year, later], [0.9, 0.7]) == [0.9, 0.9]
+    assert inherited([other, year, later], [0.95, 0.9, 0.7]) == [0.95, 0.9, 0.7]

@@ -16,7 +16,7 @@ import math
 from ..steps._paths import PathScorer, path_text, relation_paths
 from ._candidates import (EntityTie, QueryCandidate, conjunctions, core_candidates, counted, entity_ties, execute,
                           ordered_relations, orderings, span_ties, value_orderings, value_ties)
-from ._comparisons import comparisons
+from ._comparisons import Comparison, comparisons
 from ._reading import QuestionReading
 from ._verbalize import verbalize
 
@@ -45,11 +45,11 @@ class ComposeOptions:
     # offer only the comparisons of the two named things (a caller that has found the
     # question compares them, and that nothing else answers it)
     comparisons_only: bool = False
-    # the refinements (a constraint, a negation, a second role, an ordering by a value) of
-    # the chain the model judges best are lifted until the best of them is judged as well
-    # as that chain, keeping their order: the model reads both as
-    # "X's films" and prefers the plainer one, while the encoder reads the refinement's
-    # words; so between that chain and its refinements the encoder decides
+    # the refinements (a constraint, a negation, a second role, an ordering by a value, a
+    # comparison on its relation) of the chain the model judges best are lifted together
+    # until the best of them is judged as well as that chain: the model reads "X's films
+    # not comedies" as "X's films" and prefers the plainer, while the encoder reads the
+    # refinement's words; so between that chain and its refinements the encoder decides
     inherit_core: bool = True
 
 
@@ -214,21 +214,33 @@ def core_of(candidate) -> QueryCandidate | None:
     return replace(candidate, ties=(), ordering=None)
 
 
+def refines(candidate, chain: QueryCandidate) -> bool:
+    """``candidate`` narrows or aggregates what the plain ``chain`` answers: the chain with
+    constraints or an ordering on a value, or a comparison of two named things on the
+    one relation the chain walks from one of them."""
+    if isinstance(candidate, Comparison):
+        return (chain.hops == 1 and chain.path.steps[0][0] == candidate.relation
+                and chain.topic.iri in (candidate.first.entity.iri, candidate.second.entity.iri))
+    core = core_of(candidate)
+    return core is not None and verbalize(core) == verbalize(chain)
+
+
 def inherited(shown: Sequence, judged: Sequence[float]) -> list[float]:
     """The refinements of the chain the model judges best, raised together until the best
     of them is judged as well as that chain.
 
     Only the best chain passes its judgement on: the model says which things are asked for
-    ("X's films"), the encoder which of the words narrow them. A refinement of a chain the
-    model judges worse keeps its own (a negation on X's films' genres is not X's films).
-    They are raised together, by one amount, so the model's order among them stands: it
-    reads "not tagged parody" from "tagged parody", which the encoder hardly does."""
-    plain = [(p, verbalize(c)) for c, p in zip(shown, judged)
+    ("X's films", "the release year of A"), the encoder which of the words narrow or compare
+    them. A refinement of a chain the model judges worse keeps its own (a negation on X's
+    films' genres is not X's films). They are raised together, by one amount, so the
+    model's order among them stands: it reads "not tagged parody" from "tagged parody",
+    which the encoder hardly does."""
+    plain = [(p, c) for c, p in zip(shown, judged)
              if isinstance(c, QueryCandidate) and not c.count and c.ordering is None and not c.ties]
     if not plain:
         return list(judged)
-    best_p, best_text = max(plain, key=lambda pt: pt[0])
-    refining = [core_of(c) is not None and verbalize(core_of(c)) == best_text for c in shown]
+    best_p, best = max(plain, key=lambda pc: pc[0])
+    refining = [refines(c, best) for c in shown]
     if not any(refining):
         return list(judged)
     lift = max(0.0, best_p - max(p for p, r in zip(judged, refining) if r))
