@@ -326,12 +326,16 @@ def test_a_genre_word_picks_the_namesake_that_joins_the_answers(films_with_tags)
     assert asked == ["What films did Ann Lee direct?"]  # the chain is asked without its modifier
 
 
-@pytest.fixture(scope="module")
-def films_with_tags(tmp_path_factory):
-    store, index = indexed_store(tmp_path_factory, "films.txt", "tsv",
-                                 FILMS + "Paper Lanterns|tag|comedy\nSalt Road|tag|comedy\n")
+def films_with(tmp_path_factory, extra: str):
+    """FILMS and ``extra`` lines, indexed and open for reading, for a module's tests."""
+    store, index = indexed_store(tmp_path_factory, "films.txt", "tsv", FILMS + extra)
     with store:
         yield store, index
+
+
+@pytest.fixture(scope="module")
+def films_with_tags(tmp_path_factory):
+    yield from films_with(tmp_path_factory, "Paper Lanterns|tag|comedy\nSalt Road|tag|comedy\n")
 
 
 # -- mediators: a film's performances hold the actor and the character (a string) ----------
@@ -788,10 +792,7 @@ def test_words_after_a_constant_open_its_end_whatever_came_before():
 @pytest.fixture(scope="module")
 def films_with_sports(tmp_path_factory):
     # a tag "sports" on another director's film, the genre "Sport" on one of Ann Lee's
-    store, index = indexed_store(tmp_path_factory, "films.txt", "tsv",
-                                 FILMS + "Quiet Engines|genre|Sport\nSalt Road|tag|sports\n")
-    with store:
-        yield store, index
+    yield from films_with(tmp_path_factory, "Quiet Engines|genre|Sport\nSalt Road|tag|sports\n")
 
 
 def test_a_constraint_word_may_name_an_entity_in_its_other_number(films_with_sports):
