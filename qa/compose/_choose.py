@@ -206,11 +206,10 @@ def core_of(candidate) -> QueryCandidate | None:
     or None when it refines nothing (a chain, a count, a comparison)."""
     if not isinstance(candidate, QueryCandidate) or candidate.count:
         return None
-    ordered = candidate.ordering is not None and bool(candidate.ordering.relation)
-    if not candidate.ties and not ordered:
-        return None
-    if candidate.ordering is not None and not ordered:
+    if candidate.ordering is not None and not candidate.ordering.relation:
         return None  # "the first of" the chain's own values is an aggregation, not a refinement
+    if not candidate.ties and candidate.ordering is None:
+        return None
     return replace(candidate, ties=(), ordering=None)
 
 
