@@ -13,8 +13,9 @@ from kgstore.terms import WD, WDT
 from qa import Answer, QAContext, ScriptedLLM
 from qa.methods import MethodRun
 from qa.shapes import answer_in_shape, question_mentions
-from qa.steps._query_graph import answer_form, form_fits, read_value_constraints, without_constraints
-from qa.steps._retrieval import capitalised_runs, names_not_held, question_names_not_held
+from qa.shapes._words import without_constraints
+from qa.steps._query_graph import answer_form, form_fits, read_value_constraints
+from qa.steps._retrieval import bracketed_spans, capitalised_runs, names_not_held, question_names_not_held
 
 from test_qa_fixtures import demo_store  # noqa: F401  (session fixture)
 
@@ -106,7 +107,7 @@ def test_names_outside_brackets_are_names_too(demo):
     assert question_names_not_held(index, "Is [Mount Everest] in Nepal?") == []
     assert question_names_not_held(index, "Was Douglas Adams born in [Cambridge]?") == []
     assert question_names_not_held(index, "Is Santa Barbara in [South America]?") == []
-    mentions = question_mentions(index, "Is [Mount Everest] in Nepal?")
+    mentions = question_mentions(index, "Is [Mount Everest] in Nepal?", bracketed_spans("Is [Mount Everest] in Nepal?"))
     assert [m.iri for m in mentions] == [WD + "Q513", WD + "Q837"]
     # a name the store lacks is still refused, bracketed or not
     assert question_names_not_held(index, "Is Zorblax Quintana taller than [Mount Everest]?") == ["Zorblax Quintana"]
@@ -120,7 +121,7 @@ def test_names_outside_brackets_are_names_too(demo):
 def test_a_demonym_links_to_the_name_it_is_made_from(demo, question, iri):
     _, index = demo
     assert question_names_not_held(index, question) == []
-    assert iri in [m.iri for m in question_mentions(index, question)]
+    assert iri in [m.iri for m in question_mentions(index, question, bracketed_spans(question))]
 
 
 # -- constraints and aggregations on a chain's answers ---------------------------------------
@@ -503,7 +504,7 @@ def test_a_chain_that_stops_on_mediators_walks_on_to_what_they_hold(performances
 
 
 def test_a_count_is_asked_as_the_list_it_counts_in_other_wordings():
-    from qa.shapes import listing_question
+    from qa.shapes._detect import listing_question
 
     assert listing_question("Count the films in which Ann Lee played Rose.") == \
         "which films in which Ann Lee played Rose."
@@ -609,11 +610,11 @@ def test_others_of_a_role_of_the_entity_are_a_round_trip():
 def test_a_bracketed_name_is_its_mention_not_a_value_to_match(performances):
     # the store holds every name as a value too ("Harrison Ford" on its entity): a name in
     # brackets that a mention covers is that entity, and only the character is a value
-    from qa.shapes import literal_constraints, question_mentions
+    from qa.shapes import read_shape
 
     store, index = performances
     question = "In how many films did [Harrison Ford] play Indiana Jones?"
-    found = literal_constraints(store, question, question_mentions(index, question))
+    found = read_shape(store, index, question).literals
     assert [c.words for c in found] == ["Indiana Jones"]
 
 
@@ -672,8 +673,9 @@ def test_a_past_form_not_after_a_determiner_is_a_verb_not_a_name(question, word,
 def test_a_no_stands_only_when_no_namesake_of_the_value_joins_the_subject(tmp_path_factory):
     # "comedy" names the genre and a tag: with the tag chosen, the film's other tags would
     # say "no", though the film's genre is Comedy
-    from qa.shapes import answer_boolean
+    from qa.shapes import ShapeReading, answer_boolean, detect_shape
     from qa.shapes._mentions import Mention
+    from qa.shapes._words import without_mentions
 
     store, index = indexed_store(tmp_path_factory, "tagged.txt", "tsv",
                                  FILMS + "Night Harbor|tags|harbor\nSalt Road|tags|comedy\n")
@@ -685,7 +687,9 @@ def test_a_no_stands_only_when_no_namesake_of_the_value_joins_the_subject(tmp_pa
         subject = Mention((1, 13), "Night Harbor", film.iri, film.label)
         tag = Mention((17, 23), "comedy", found["comedy"], "comedy", namesakes=(found["Comedy"],))
         run = MethodRun(ScriptedLLM([]))
-        answer = answer_boolean(store, index, question, [subject, tag], "test", run)
+        reading = ShapeReading(question, [subject, tag], [], detect_shape(question), "yes_no",
+                               asked_of_names=without_mentions(question, [subject, tag]))
+        answer = answer_boolean(store, index, reading, "test", run)
         assert answer.answers == ["yes"]
         assert run.trace["boolean"]["checks"][0]["relation"] == "genre"
 
@@ -710,10 +714,10 @@ def tagged(tmp_path_factory):
 def test_the_word_that_closes_a_value_s_noun_phrase_names_the_kind_not_a_second_value(tagged, question, verdict):
     # the store also holds a tag "film", which Night Harbor lacks: "a Comedy film" asks
     # about the genre; "a comedy and a film" asks about both
-    from qa.shapes import answer_in_shape, question_mentions
+    from qa.shapes import answer_in_shape, read_shape
 
     store, index = tagged
-    assert question_mentions(index, question)[-1].text == "film"
+    assert read_shape(store, index, question).mentions[-1].text == "film"
     with store.reading():
         answer = answer_in_shape(store, index, question, MethodRun(ScriptedLLM([])), "test", chain=None)
     assert answer.answers == [verdict]
@@ -726,14 +730,15 @@ def test_the_word_that_closes_a_value_s_noun_phrase_names_the_kind_not_a_second_
 def test_a_superlative_over_values_is_the_extreme_value(question, expected):
     # the chain answers the years themselves: the superlative is the first or last year,
     # not the list of them
-    from qa.shapes import answer_superlative, detect_shape
+    from qa.shapes import ShapeReading, answer_superlative, detect_shape
 
     years = ["1985", "2007", "1979"]
     chain = Answer(question=question, method="test", answers=years, answer_iris=[None] * 3,
                    values=[{"value": y, "lexical": y, "datatype": "http://www.w3.org/2001/XMLSchema#integer", "kind": "number"} for y in years])
     shape = detect_shape(question)
     assert shape.kind == "superlative"
-    answer = answer_superlative(None, None, question, shape, chain, "test", MethodRun(ScriptedLLM([])))
+    reading = ShapeReading(question, [], [], shape, "value")
+    answer = answer_superlative(None, None, reading, chain, "test", MethodRun(ScriptedLLM([])))
     assert answer.answers == expected and answer.shape == "superlative"
 
 

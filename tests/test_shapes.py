@@ -251,10 +251,10 @@ def test_the_namesake_is_chosen_by_the_rest_of_the_question(tmp_path):
         build_index(store, kinds=("entities",))
     with Store.open(tmp_path / "store", read_only=True) as store:
         index = QAContext(store, ScriptedLLM([])).get_index()
-        texas = question_mentions(index, "Which county of Texas is the small town of Paris in?")
+        texas = question_mentions(index, "Which county of Texas is the small town of Paris in?", [])
         assert [m.iri for m in texas] == [WD + "Q830149"]
         assert texas[0].namesakes == (WD + "Q90",)
-        france = question_mentions(index, "What is the capital city Paris of France known for?")
+        france = question_mentions(index, "What is the capital city Paris of France known for?", [])
         assert france[0].iri == WD + "Q90"
         candidates = [c for c in index.link_question("Paris in Texas", k=5) if c.label == "Paris"]
         assert choose_namesake(index, "Paris in Texas", candidates[0].span, candidates).iri == WD + "Q830149"

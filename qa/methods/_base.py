@@ -159,7 +159,7 @@ class QAMethod(ABC):
                                f"not in the store: no entity is named {absent[0]!r}", allow_parametric)
         if self.shapes if in_shape is None else in_shape:
             return answer_in_shape(self.store, self.context.get_index(), question, run, self.name,
-                                   lambda text=question: self._answer(text, run, allow_parametric=allow_parametric),
+                                   lambda text: self._answer(text, run, allow_parametric=allow_parametric),
                                    read=self.context.read)
         return self._answer(question, run, allow_parametric=allow_parametric)
 

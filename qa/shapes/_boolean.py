@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from ..steps._result import Answer, Evidence, Refusal
 from ..steps._values import comparable
 from ._attributes import Attribute, entity_attributes, rank_attributes, value_roles
-from ._mentions import Mention, other_forms, without_mentions
+from ._mentions import Mention, other_forms
+from ._reading import ShapeReading
 
 # words that join two roles of one subject to one value
 _CONJOINED = frozenset({"both", "also", "and"})
@@ -152,30 +153,28 @@ def _holds(attribute: Attribute, number: float) -> bool:
     return any(v == number or (year and int(v // 1) == number) for v in attribute.numbers())
 
 
-def _names_the_kind(check: Check, checks: list[Check], question: str) -> bool:
+def _names_the_kind(check: Check, checks: list[Check], adjacent: frozenset) -> bool:
     """Whether ``check``'s value is a common word that closes the noun phrase of a value the
     store joins to the subject: "film" of "is X a Comedy film?" names the kind of thing X
     is, not a second value (a store may hold a tag "film" that X lacks). Only a "no" on
     such a word is set aside; "is X a comedy and a drama" keeps both values."""
     if check.verdict is not False or check.value.written_as_name:
         return False
-    start = check.value.span[0]
-    return any(other.verdict and other.value.span[1] <= start and not question[other.value.span[1]:start].strip(" []")
-               for other in checks if other is not check)
+    return any(other.verdict and (other.value.span, check.value.span) in adjacent for other in checks if other is not check)
 
 
 def _no(value: Mention, attribute: Attribute, why: str) -> Check:
     return Check(value, False, attribute.facts[:EVIDENCE_PER_VALUE], attribute.label, why)
 
 
-def answer_boolean(store, index, question: str, mentions: list[Mention], method: str, run, *,
-                   timeout_s: float = 5.0) -> Answer | None:
+def answer_boolean(store, index, reading: ShapeReading, method: str, run, *, timeout_s: float = 5.0) -> Answer | None:
     """The yes/no answer with its facts, a refusal when the store cannot say, or None when
     the question does not name a subject and a value to check."""
+    mentions = reading.mentions
     if len(mentions) < 2:
         return None
     subject, values = mentions[0], mentions[1:]
-    asked = without_mentions(question, mentions)
+    asked = reading.asked_of_names
     attributes = entity_attributes(store, subject.iri, timeout_s=timeout_s)
     # one value and two roles joined ("did X both write and direct Y", "was Y written and
     # directed by X"): both must hold; several values ("both Y and Z") are each checked
@@ -198,7 +197,7 @@ def answer_boolean(store, index, question: str, mentions: list[Mention], method:
     # check when a name the question writes as one is judged
     if any(c.verdict is not None for c in checks):
         checks = [c for c in checks if c.verdict is not None or c.value.written_as_name]
-    checks = [c for c in checks if not _names_the_kind(c, checks, question)]
+    checks = [c for c in checks if not _names_the_kind(c, checks, reading.adjacent)]
     run.record("boolean", subject=subject.to_dict(), asked=asked, checks=[c.to_dict() for c in checks])
     meant = [m.to_dict() for m in mentions]
     if any(c.verdict is False for c in checks):
@@ -207,9 +206,9 @@ def answer_boolean(store, index, question: str, mentions: list[Mention], method:
         verdict, used = True, checks
     else:
         unknown = next(c for c in checks if c.verdict is None)
-        return Answer(question=question, method=method, shape="boolean", meant=meant,
+        return Answer(question=reading.question, method=method, shape="boolean", meant=meant,
                       refusal=Refusal("no_answer", f"the store cannot say: {unknown.why}"))
-    return yes_no_answer(question, method, verdict, [f for c in used for f in c.facts], shape="boolean", meant=meant)
+    return yes_no_answer(reading.question, method, verdict, [f for c in used for f in c.facts], shape="boolean", meant=meant)
 
 
 def yes_no_answer(question: str, method: str, verdict: bool, evidence: list[Evidence], *, shape: str,

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from ..steps._retrieval import bracketed_spans, respects_brackets
+from ..steps._retrieval import respects_brackets
 from ._word_forms import IRREGULAR_PAST
 
 # Linking scores a name written with content words (not only stopwords or relation words)
@@ -75,9 +75,11 @@ def reads_as_verb(question: str, span: tuple[int, int]) -> bool:
     return not before or before[-1] not in _BEFORE_AN_ADJECTIVE
 
 
-def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
+def question_mentions(index, question: str, marked: Sequence[tuple[int, int]], *, k: int = 20) -> list[Mention]:
     """The entities ``question`` names, in question order, overlapping spans resolved to
-    the stronger (longer, better-ranked) one, namesakes chosen by context."""
+    the stronger (longer, better-ranked) one, namesakes chosen by context; ``marked`` are
+    the spans of the names it writes in brackets
+    (:func:`qa.steps._retrieval.bracketed_spans`)."""
     found = [c for c in index.link_question(question, k=k)
              if c.span and c.score >= STRONG_MENTION and c.match in ("exact", "label", "alias")]
     taken: list[tuple[int, int]] = []
@@ -93,7 +95,6 @@ def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
     # brackets say "this is a name" and never "nothing else is": a span inside a bracket or
     # outside them all is a mention ("Is [X] a comedy?" names the genre too); one across a
     # bracket's edge is not
-    marked = bracketed_spans(question)
     groups = {span: cs for span, cs in groups.items() if respects_brackets(span, marked)
               and not shape_words_only(question[span[0]:span[1]]) and not reads_as_verb(question, span)}
     mentions = []
@@ -106,7 +107,6 @@ def question_mentions(index, question: str, *, k: int = 20) -> list[Mention]:
 
 
 _PLURAL_WORD = re.compile(r"\b[a-z][a-z-]{3,}(?:ies|es|s)\b")
-_EMPTY_BRACKETS = re.compile(r"\[\s*\]")
 
 
 def singulars(word: str) -> list[str]:
@@ -181,16 +181,4 @@ def choose_namesake(index, question: str, span: tuple[int, int], candidates: Seq
     return candidates[max(range(len(candidates)), key=lambda i: scores[i])]
 
 
-def without_mentions(question: str, mentions: Sequence[Mention]) -> str:
-    """``question`` with the named entities' words taken out: what it asks about them."""
-    out, last = [], 0
-    for m in sorted(mentions, key=lambda m: m.span):
-        out.append(question[last:m.span[0]])
-        last = m.span[1]
-    out.append(question[last:])
-    # a name written in brackets leaves its brackets behind; they mark the name, they are
-    # not words the encoder should weigh ("did [] direct" reads unlike "did direct")
-    return " ".join(_EMPTY_BRACKETS.sub(" ", "".join(out)).split())
-
-
-__all__ = ["Mention", "question_mentions", "reads_as_verb", "plural_mentions", "other_forms", "with_other_forms", "choose_namesake", "without_mentions", "STRONG_MENTION"]
+__all__ = ["Mention", "question_mentions", "reads_as_verb", "plural_mentions", "other_forms", "with_other_forms", "choose_namesake", "STRONG_MENTION"]

@@ -24,7 +24,8 @@ from ..steps._values import comparable, is_date
 from ._attributes import Attribute, AttributeKey, entity_attributes, rank_attributes
 from ._boolean import yes_no_answer
 from ._detect import QuestionShape
-from ._mentions import Mention, without_mentions
+from ._mentions import Mention
+from ._reading import ShapeReading
 
 MAX_OPTIONS = 100
 EVIDENCE_PER_OPTION = 5
@@ -94,10 +95,11 @@ def _facts(attribute: Attribute | None, n: int) -> list[Evidence]:
     return list(attribute.facts[:n]) if attribute else []
 
 
-def answer_comparison(store, index, question: str, shape: QuestionShape, mentions: list[Mention], method: str,
-                      run, *, timeout_s: float = 5.0) -> Answer | None:
+def answer_comparison(store, index, reading: ShapeReading, method: str, run, *,
+                      timeout_s: float = 5.0) -> Answer | None:
     """The option that wins the comparison (or yes/no for "is X … than Y"), with the
     compared values as evidence; None when the question names fewer than two options."""
+    question, shape, mentions = reading.question, reading.shape, reading.mentions
     named = [m for m in mentions if m.written_as_name]
     # a common word that also names an entity ("people": human) is no option beside names
     options = named if len(named) >= 2 else mentions
@@ -106,7 +108,7 @@ def answer_comparison(store, index, question: str, shape: QuestionShape, mention
         return None
     attrs = [entity_attributes(store, m.iri, timeout_s=timeout_s) for m in options]
     found, reps = measures(attrs)
-    asked = _measure_text(question, shape, mentions)
+    asked = reading.measured
     measure, ranked = pick_measure(index.embed, asked, found, reps, temporal=shape.temporal)
     meant = [m.to_dict() for m in mentions]
     if measure is None:
@@ -132,11 +134,12 @@ def answer_comparison(store, index, question: str, shape: QuestionShape, mention
                   values=[None for _ in winners], shape="comparison", meant=meant)
 
 
-def answer_superlative(store, index, question: str, shape: QuestionShape, chain: Answer, method: str, run, *,
+def answer_superlative(store, index, reading: ShapeReading, chain: Answer, method: str, run, *,
                        timeout_s: float = 5.0) -> Answer:
     """The chain's answers ordered by the value the superlative names; the first (and
     any tied with it) answer. The chain's answer unchanged when it has fewer than two
     entities to order or none of its values orders."""
+    shape = reading.shape
     iris = list(dict.fromkeys(i for i in chain.answer_iris if i))[:MAX_OPTIONS]
     chain.shape = "superlative"
     if len(iris) < 2:
@@ -149,7 +152,7 @@ def answer_superlative(store, index, question: str, shape: QuestionShape, chain:
     # is not answered by a relation each of them holds once)
     kept = [i for i, m in enumerate(found) if _discriminates(m, attrs, shape)]
     found, reps = [found[i] for i in kept], [reps[i] for i in kept]
-    asked = " ".join(w for w in (_verb_before(question, shape.cue), shape.cue, shape.phrase) if w)
+    asked = reading.ordered_by
     measure, ranked = pick_measure(index.embed, asked, found, reps, temporal=shape.temporal)
     if measure is None:
         run.record("superlative", asked=asked, measures=0)
@@ -166,7 +169,7 @@ def answer_superlative(store, index, question: str, shape: QuestionShape, chain:
     labels = store_labels(store, [iris[i] for i in winners])
     order = sorted(known, key=lambda x: -x[0] if direction == "max" else x[0])
     evidence = [f for _, i in order[:EVIDENCE_PER_OPTION] for f in _facts(attrs[i].get(measure.key), 2)]
-    result = Answer(question=question, method=method, answers=[labels.get(iris[i], iris[i]) for i in winners],
+    result = Answer(question=reading.question, method=method, answers=[labels.get(iris[i], iris[i]) for i in winners],
                     answer_iris=[iris[i] for i in winners], evidence=evidence + chain.evidence[:10],
                     values=[None for _ in winners], shape="superlative", meant=chain.meant, query=chain.query)
     return result
@@ -197,34 +200,6 @@ def _discriminates(measure: Measure, attrs: Sequence[dict], shape: QuestionShape
     direction = shape.direction(dates=measure.dates)
     values = {measure.of(a.get(measure.key), direction) for a in attrs} - {None}
     return len(values) > 1
-
-
-_NOT_VERBS = {"the", "a", "an", "which", "what", "who", "is", "are", "was", "were", "has", "have", "had", "of",
-              "in", "with", "its", "their", "his", "her", "did", "does", "do"}
-
-
-def _verb_before(question: str, cue: str | None) -> str:
-    """The content word just before the superlative ("borders" in "which country borders
-    the fewest countries"): what the counted or ordered relation does."""
-    if not cue:
-        return ""
-    words = [w.strip(",;:?!.").lower() for w in question.split()]
-    first = cue.split()[0]
-    if first not in words:
-        return ""
-    before = [w for w in words[:words.index(first)] if w and w not in _NOT_VERBS]
-    # a verb's inflection ("borders", "directed"), not a noun ("which Asian country has …")
-    return before[-1] if before and before[-1].endswith(("s", "ed")) else ""
-
-
-def _measure_text(question: str, shape: QuestionShape, mentions: Sequence[Mention]) -> str:
-    """The words naming what is compared, without the options' names; the whole question
-    without them when the comparative names nothing ("is India larger than Nepal")."""
-    # the options' names; a common word that names an entity ("countries") is what is compared
-    named = [m for m in mentions if m.written_as_name] or list(mentions)
-    names = {w.lower() for m in named for w in m.text.split()}
-    phrase = " ".join(w for w in shape.phrase.split() if w not in names)
-    return phrase or without_mentions(question, mentions)
 
 
 __all__ = ["answer_comparison", "answer_superlative", "Measure", "measures"]

@@ -26,16 +26,10 @@ from ..sandbox import run_sparql
 from ..steps._result import Answer, Evidence
 from ..steps._retrieval import store_labels
 from ..steps._values import comparable, is_date, literal_value
-from ._mentions import Mention, without_mentions
+from ._mentions import Mention
+from ._reading import ShapeReading
 
-_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
-_WHEN = re.compile(r"^\s*(when|in what year|in which year|what year|since when|until when)\b", re.I)
 MAX_STATEMENTS = 500
-
-
-def needs_qualifiers(question: str) -> bool:
-    """The question names a year, or asks when: the statement nodes may answer it."""
-    return bool(_YEAR.search(question) or _WHEN.search(question))
 
 
 @dataclass
@@ -75,21 +69,9 @@ class Statement:
 # a time qualifier's role, from its label's words ("start time", "end time", "point in time")
 _START_LABEL = re.compile(r"\b(start|begin\w*|from|since)\b", re.I)
 _END_LABEL = re.compile(r"\b(end|until|till)\b", re.I)
-# how English asks for a beginning or an end ("when did X marry Y", "… leave Y")
-_ASKS_END = re.compile(r"\b(end(ed|s)?|leave|left|divorc\w*|stop(ped)?|quit|retire[ds]?|ceased?|separat\w*|"
-                       r"until|last)\b", re.I)
-_ASKS_START = re.compile(r"\b(marr\w*|wed(ded)?|join(ed|s)?|sign(ed|s)?|start(ed|s)?|begin|began|begun|becom\w*|"
-                         r"became|first|enter(ed|s)?|since|elected|appointed|mov(e|ed) to)\b", re.I)
-
-
 def time_role(label: str) -> str:
     """"start", "end" or "point": what a time qualifier's label says it marks."""
     return "start" if _START_LABEL.search(label) else "end" if _END_LABEL.search(label) else "point"
-
-
-def asked_role(asked: str) -> str | None:
-    """Whether the question asks for a beginning ("start") or an end ("end"), or neither."""
-    return "end" if _ASKS_END.search(asked) else "start" if _ASKS_START.search(asked) else None
 
 
 def statements(store, iri: str, *, timeout_s: float = 5.0) -> list[Statement]:
@@ -148,27 +130,25 @@ def _labels(store, stmts: list[Statement]) -> dict[str, str]:
     return out
 
 
-def answer_with_qualifiers(store, index, question: str, mentions: list[Mention], method: str, run, *,
+def answer_with_qualifiers(store, index, reading: ShapeReading, method: str, run, *,
                            timeout_s: float = 5.0) -> Answer | None:
     """The answer the statement nodes give, or None when the question is not of a kind
     they answer, the store has none, or none fits."""
     # the entities named as names come first: "how many people lived in Italy" is about Italy
-    mentions = [m for m in mentions if m.written_as_name] + [m for m in mentions if not m.written_as_name]
+    mentions = [m for m in reading.mentions if m.written_as_name] + [m for m in reading.mentions
+                                                                     if not m.written_as_name]
     if not mentions:
         return None
-    year = _YEAR.search(without_mentions(question, mentions))
-    when = _WHEN.search(question)
-    if not year and not (when and len(mentions) >= 2):
+    if reading.year is None and not (reading.asks_when and len(mentions) >= 2):
         return None
     subject = mentions[0]
     stmts = statements(store, subject.iri, timeout_s=timeout_s)
     if not stmts:
         return None
     labels = _labels(store, stmts)
-    asked = _YEAR.sub(" ", without_mentions(question, mentions))
-    if year:
-        return _at_time(store, index, question, subject, stmts, labels, int(year.group(1)), asked, method, run)
-    return _qualifier_value(store, index, question, subject, mentions[1], stmts, labels, asked, method, run)
+    if reading.year is not None:
+        return _at_time(store, index, reading, subject, stmts, labels, method, run)
+    return _qualifier_value(store, index, reading, subject, mentions[1], stmts, labels, method, run)
 
 
 def _best(index, text: str, names: list[str]) -> tuple[int, float]:
@@ -178,7 +158,8 @@ def _best(index, text: str, names: list[str]) -> tuple[int, float]:
     return i, sims[i]
 
 
-def _at_time(store, index, question, subject, stmts, labels, year, asked, method, run) -> Answer | None:
+def _at_time(store, index, reading: ShapeReading, subject, stmts, labels, method, run) -> Answer | None:
+    year, asked = reading.year, reading.asked_at_time
     timed = [s for s in stmts if s.dated()]
     pids = list(dict.fromkeys(s.pid for s in timed))
     if not pids:
@@ -200,16 +181,17 @@ def _at_time(store, index, question, subject, stmts, labels, year, asked, method
         else:
             answers.append(labels.get(v.value, v.value)), iris.append(v.value), values.append(None)
         evidence += _facts(store, subject, s, labels)
-    return Answer(question=question, method=method, answers=answers, answer_iris=iris, values=values,
+    return Answer(question=reading.question, method=method, answers=answers, answer_iris=iris, values=values,
                   evidence=evidence, shape="qualifier", meant=[subject.to_dict()])
 
 
-def _qualifier_value(store, index, question, subject, other, stmts, labels, asked, method, run) -> Answer | None:
+def _qualifier_value(store, index, reading: ShapeReading, subject, other, stmts, labels, method, run) -> Answer | None:
+    asked = reading.asked_at_time
     joining = [s for s in stmts if isinstance(s.value, ox.NamedNode) and s.value.value == other.iri and s.dated()]
     qualifiers = list(dict.fromkeys(q for s in joining for q in s.dated()))
     if not qualifiers:
         return None
-    role = asked_role(asked)
+    role = reading.time_role
     fitting = [q for q in qualifiers if time_role(labels.get(q, q)) == role] or qualifiers
     i, score = _best(index, asked, [labels.get(q, q) for q in fitting])
     q = fitting[i]
@@ -225,8 +207,8 @@ def _qualifier_value(store, index, question, subject, other, stmts, labels, aske
         evidence += _facts(store, subject, s, labels, qualifier=q)
     if not answers:
         return None
-    return Answer(question=question, method=method, answers=answers, answer_iris=[None] * len(answers),
+    return Answer(question=reading.question, method=method, answers=answers, answer_iris=[None] * len(answers),
                   values=values, evidence=evidence, shape="qualifier", meant=[subject.to_dict(), other.to_dict()])
 
 
-__all__ = ["answer_with_qualifiers", "needs_qualifiers", "statements", "Statement"]
+__all__ = ["answer_with_qualifiers", "statements", "Statement"]

@@ -267,27 +267,6 @@ def open_ended(c: ValueConstraint, question: str) -> ValueConstraint:
     return replace(c, op=_OPEN_END_OPS[word], words=question[c.span[0]:end.end()], span=(c.span[0], end.end()))
 
 
-_DANGLING = re.compile(r"\s+(?:from|in|during|since|after|before|between|of|on|at|by|that|which|and|or|"
-                       r"are|is|was|were|came out|come out|released|made)\s*([?.!]?)\s*$", re.I)
-
-
-def without_constraints(question: str, constraints: Sequence[ValueConstraint]) -> str:
-    """``question`` without the words of its value constraints, as the chain they filter:
-    "which films did X direct before 1980" → "which films did X direct"."""
-    text = question
-    for c in constraints:
-        # by the words, not the span: the text may be the question reworded around them
-        # ("how many films …" asked as "which films …")
-        at = text.lower().find(c.words.lower()) if c.words else -1
-        if at >= 0:
-            text = text[:at] + text[at + len(c.words):]
-    text = " ".join(text.split())
-    text = re.sub(r"\s+([?.!,])", r"\1", text)
-    for _ in range(2):
-        text = _DANGLING.sub(r"\1", text)
-    return text
-
-
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b|\bthe (?:total )?number of\b|\bcount\b", re.I)
 _WH_ENTITY = re.compile(r"^\s*(?:which|who|whom|whose|what|name|list|give|tell)\b", re.I)
 _WH_VALUE = re.compile(r"^\s*(?:when|what year|in what year|in which year|how (?:high|tall|long|old|big|large|"
@@ -321,4 +300,4 @@ def form_fits(form: str, answers: Sequence[str], values: Sequence[dict | None], 
 
 
 __all__ = ["ValueConstraint", "EntityConstraint", "Grounded", "QueryGraph", "read_value_constraints",
-           "without_constraints", "answer_form", "form_fits"]
+           "answer_form", "form_fits"]
