@@ -597,3 +597,24 @@ def test_a_comparison_on_the_best_chain_s_relation_is_lifted_with_it(films):
     assert refines(later, year) and not refines(later, other)
     assert inherited([year, later], [0.9, 0.7]) == [0.9, 0.9]
     assert inherited([other, year, later], [0.95, 0.9, 0.7]) == [0.95, 0.9, 0.7]
+
+
+def test_a_question_asking_for_a_value_falls_through_to_an_option_that_answers_values(films):
+    """"In which year did Ann Lee first direct a film": a model that says yes to "Ann Lee
+    directed what" (films) does not get it picked; the first of the release years is, and
+    a question asking which films is not held to values."""
+    from qa.compose._choose import choose, gives_values
+    store, index = films
+    reading = read_question(index, "in which year did ann lee first direct a film")
+    assert reading.form == "value" and read_question(index, "which film did ann lee direct first").form == "entities"
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    chain = next(c for c in candidates if verbalize(c) == "Ann Lee directed what")
+    first = next(c for c in candidates if c.stage == "superlative value" and c.topic.label == "Ann Lee")
+    assert gives_values(first) and not gives_values(chain) and first.answers == ("1979",)
+    for question, stage in ((reading, "superlative value"),
+                            (read_question(index, "which film did ann lee direct first"), "chain")):
+        run = MethodRun(ScriptedLLM([judge(r"^Ann Lee directed what$")] * 2))
+        picked = choose(run, question, [chain, first], [1.10, 1.00])
+        assert picked.chosen.stage == stage
+    assert run.trace.get("compose", {}).get("fell_through") is None

@@ -197,8 +197,20 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     judged = [judge(run, reading, c, step) for c in shown] if len(shown) > 1 else [1.0]
     weighed = inherited(shown, judged) if options.inherit_core else judged
     final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, weighed)]
-    best = max(range(len(shown)), key=lambda n: final[n])
+    # a pick of the wrong form falls through to the next: a question asking for a value
+    # ("in which year", "how tall") takes the best option that answers values, where one is
+    # shown (the model reads "X wrote what" as an answer to "in which year did X first write")
+    fitting = [n for n, c in enumerate(shown) if gives_values(c)] if reading.form == "value" else []
+    best = max(fitting or range(len(shown)), key=lambda n: final[n])
+    if fitting and best != max(range(len(shown)), key=lambda n: final[n]):
+        run.record(step, fell_through="the question asks for a value")
     return Composed(shown[best], shown, [float(scores[i]) for i in shortlist], judged)
+
+
+def gives_values(candidate) -> bool:
+    """Whether ``candidate``'s answers are values (years, numbers, dates), not entities nor
+    a count of them."""
+    return isinstance(candidate, QueryCandidate) and candidate.literal and not candidate.count
 
 
 def core_of(candidate) -> QueryCandidate | None:

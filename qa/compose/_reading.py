@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
-from ..steps._query_graph import ValueConstraint, read_value_constraints
+from ..steps._query_graph import ValueConstraint, answer_form, read_value_constraints
 from ..steps._retrieval import bracketed_spans
 
 # Words kept as features of the question, never as rules: the encoder and the model read
@@ -85,13 +85,17 @@ class QuestionReading:
 
     ``question`` as asked; ``text`` with brackets removed (what the encoder and the model
     read); ``mentions`` best first; ``values`` the constants it writes (years, numbers,
-    with their comparison); ``cues`` the cue words it uses (features only)."""
+    with their comparison); ``cues`` the cue words it uses (features only); ``form`` what
+    its wh-words ask for (:func:`qa.steps._query_graph.answer_form`)."""
 
     question: str
     text: str
     mentions: tuple[Mention, ...]
     values: tuple[ValueConstraint, ...] = ()
     cues: frozenset[str] = field(default_factory=frozenset)
+    # what the question's wh-words ask for: "value" (when, in which year, how tall),
+    # "number" (how many) or "entities" (which, who, what)
+    form: str = "entities"
 
     def topics(self, per_mention: int = 2, limit: int = 4) -> list[tuple[Mention, LinkedEntity]]:
         """Candidate topic entities: the best ``per_mention`` entities of each mention,
@@ -196,7 +200,7 @@ class QuestionReading:
         return len(self.mentions) > 1 or bool(self.values) or self.asks_order or self.conjoins
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "cues": sorted(self.cues),
+        return {"text": self.text, "cues": sorted(self.cues), "form": self.form,
                 "mentions": [{"text": m.text, "span": list(m.span), "bracketed": m.bracketed,
                               "entities": [[e.iri, e.label, round(e.score, 4), e.match] for e in m.entities[:3]]}
                              for m in self.mentions],
@@ -259,7 +263,7 @@ def read_question(index, question: str, *, k: int = 20, per_mention: int = 5) ->
         outside_titles[start:end] = " " * (end - start)
     cues = frozenset("not" if w.endswith("n't") else w for w in (x.lower() for x in _WORD.findall("".join(outside_titles)))
                      if w in _ALL_CUES or w.endswith("n't"))
-    return QuestionReading(question, text, tuple(mentions), values, cues)
+    return QuestionReading(question, text, tuple(mentions), values, cues, answer_form("".join(outside_titles), "chain"))
 
 
 # A name typed as people type it ("celtics", "the eu", "lincoln", "united states") may match
