@@ -570,9 +570,14 @@ def test_a_refinement_is_judged_at_least_as_well_as_its_own_chain_and_the_encode
     tied = next(c for c in candidates if c.stage == "entity constraint" and c.topic.label == "Ann Lee"
                 and c.path.hops == 1 and c.ties[0].entity.label == "Comedy")
     assert [round(p, 2) for p in inherited([chain, denied, tied], [0.8, 0.55, 0.33])] == [0.8, 0.8, 0.58]
-    # a count and "the first of" the chain's own values aggregate it: they refine nothing
+    # a count aggregates the chain and refines nothing; "the first of" its own values orders it
     assert core_of(replace(chain, count=True)) is None
-    assert core_of(replace(chain, ordering=Ordering("?answer", "", "value", True))) is None
+    assert verbalize(core_of(replace(chain, ordering=Ordering("?answer", "", "value", True)))) == verbalize(chain)
+    # the question denies: the negation has the cue's tie-break, the chain and the tie not
+    from qa.compose._choose import rank
+    plainly = rank(index.embed, reading, [chain, denied, tied], ComposeOptions(cue_weight=0.0))
+    cued = rank(index.embed, reading, [chain, denied, tied])
+    assert [round(b - a, 4) for a, b in zip(plainly, cued)] == [0.0, 0.1, 0.0]
     # a model that says yes only to the plain chain: the refinement the encoder ranks above
     # it is chosen, and without inheriting, the chain is
     from qa.compose._choose import choose
@@ -580,6 +585,8 @@ def test_a_refinement_is_judged_at_least_as_well_as_its_own_chain_and_the_encode
         run = MethodRun(ScriptedLLM([judge(r"^Ann Lee directed what$")] * 2))
         picked = choose(run, reading, [chain, denied], [0.90, 1.10], ComposeOptions(inherit_core=inherit))
         assert picked.chosen.stage == stage and sorted(picked.model_p) == [0.0, 1.0]
+        # the pick is as sure as the choice weighed it: the negation, as its chain
+        assert picked.chosen_p == 1.0
 
 
 def test_a_comparison_on_the_best_chain_s_relation_is_lifted_with_it(films):
@@ -603,7 +610,7 @@ def test_a_question_asking_for_a_value_falls_through_to_an_option_that_answers_v
     """"In which year did Ann Lee first direct a film": a model that says yes to "Ann Lee
     directed what" (films) does not get it picked; the first of the release years is, and
     a question asking which films is not held to values."""
-    from qa.compose._choose import choose, gives_values
+    from qa.compose._choose import choose, has_form
     store, index = films
     reading = read_question(index, "in which year did ann lee first direct a film")
     assert reading.form == "value" and read_question(index, "which film did ann lee direct first").form == "entities"
@@ -611,10 +618,45 @@ def test_a_question_asking_for_a_value_falls_through_to_an_option_that_answers_v
         candidates = enumerate_candidates(store, index.embed, reading)
     chain = next(c for c in candidates if verbalize(c) == "Ann Lee directed what")
     first = next(c for c in candidates if c.stage == "superlative value" and c.topic.label == "Ann Lee")
-    assert gives_values(first) and not gives_values(chain) and first.answers == ("1979",)
+    assert has_form(first, "value") and not has_form(chain, "value") and first.answers == ("1979",)
     for question, stage in ((reading, "superlative value"),
                             (read_question(index, "which film did ann lee direct first"), "chain")):
         run = MethodRun(ScriptedLLM([judge(r"^Ann Lee directed what$")] * 2))
         picked = choose(run, question, [chain, first], [1.10, 1.00])
         assert picked.chosen.stage == stage
     assert run.trace.get("compose", {}).get("fell_through") is None
+    # among the chains of the form asked, the best passes its judgement on: the chain of
+    # the years, not of the films, lifts the first of the years
+    from qa.compose._choose import inherited
+    years = next(c for c in candidates if verbalize(c) == "Ann Lee directed what; what is the release year of it")
+    shown = [chain, years, first]
+    fitting = [n for n, c in enumerate(shown) if has_form(c, "value")]
+    assert fitting == [1, 2] and inherited(shown, [0.9, 0.7, 0.6], fitting) == [0.9, 0.7, 0.7]
+    assert inherited(shown, [0.9, 0.7, 0.6]) == [0.9, 0.7, 0.6]
+
+
+
+def test_a_question_asking_how_many_falls_through_to_an_option_that_answers_a_number(films):
+    """"How many more films did Ann Lee direct than Bo Park": "which of the two directed
+    more" answers a name; the count's difference answers the question."""
+    from qa.compose._choose import choose, has_form
+    store, index = films
+    reading = read_question(index, "how many more films did ann lee direct than bo park")
+    assert reading.form == "number"
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+        # a question asking how many is offered only the comparisons that answer a number;
+        # one asking which is offered the others
+        which = enumerate_candidates(store, index.embed, read_question(index, "which of ann lee and bo park directed more films"))
+    assert not [c for c in candidates if c.stage == "comparison" and c.kind == "more"]
+    more = next(c for c in which if c.stage == "comparison" and c.kind == "more")
+    apart = next(c for c in candidates if c.stage == "comparison" and c.kind == "count difference")
+    assert has_form(apart, "number") and not has_form(more, "number") and has_form(more, "entities")
+    run = MethodRun(ScriptedLLM([judge(r"has more")] * 2))
+    picked = choose(run, reading, [more, apart], [1.10, 1.00])
+    assert picked.chosen is apart and run.trace["compose"]["fell_through"] == "the question asks for a number"
+    # the count of Ann Lee's films is what the count difference refines: it is judged as that count
+    from qa.compose._choose import inherited
+    count = next(c for c in candidates if c.count and not c.ties and c.hops == 1 and c.topic.label == "Ann Lee"
+                 and c.path.steps[0][0] == apart.relation)
+    assert inherited([count, apart], [0.6, 0.5], [0, 1]) == [0.6, 0.6]

@@ -29,7 +29,8 @@ from ._verbalize import verbalize
 class Picked:
     """A composed answer with what was picked for it: the candidate's ``stage`` ("chain",
     "entity constraint", "comparison" …) and ``p``, the model's probability that it answers
-    the question (1.0 when it was the only option, and not judged)."""
+    the question as the choice weighed it (a refinement's is its chain's where that is
+    higher; 1.0 when it was the only option, and not judged)."""
 
     answer: Answer
     stage: str
@@ -48,13 +49,15 @@ def compose_answer(store, index, question: str, run, method: str, *,
     candidates = enumerate_candidates(store, index.embed, reading, options)
     scores = rank(index.embed, reading, candidates, options)
     composed = choose(run, reading, candidates, scores, options)
-    chosen_p = composed.model_p[composed.options.index(composed.chosen)] if composed else None
+    chosen_p = composed.chosen_p if composed else None
     run.record("compose", candidates=len(candidates),
                options=[{"text": verbalize(c), "answers": list(c.answers[:3]), "size": c.size, "stage": c.stage,
-                         "score": round(s, 4), "model_p": mp}
-                        for c, s, mp in zip(composed.options, composed.scores, composed.model_p)] if composed else [],
+                         "score": round(s, 4), "model_p": mp, "weighed_p": round(wp, 4)}
+                        for c, s, mp, wp in zip(composed.options, composed.scores, composed.model_p,
+                                                composed.weighed or composed.model_p)] if composed else [],
                chosen=verbalize(composed.chosen) if composed else None,
-               # the model's probability that the pick answers the question
+               # the model's probability that the pick answers the question, as the choice
+               # weighed it (a refinement judged as the chain it refines)
                chosen_p=chosen_p,
                stage=composed.chosen.stage if composed else None)
     if composed is None:

@@ -16,7 +16,7 @@ import math
 from ..steps._paths import PathScorer, path_text, relation_paths
 from ._candidates import (EntityTie, QueryCandidate, conjunctions, core_candidates, counted, entity_ties, execute,
                           ordered_relations, orderings, span_ties, value_orderings, value_ties)
-from ._comparisons import Comparison, comparisons
+from ._comparisons import COUNT_KINDS, NUMBER_KINDS, Comparison, comparisons
 from ._reading import QuestionReading
 from ._verbalize import verbalize
 
@@ -40,7 +40,8 @@ class ComposeOptions:
     # dev-train: 14 of 19 right picks at 2, against 11 for the encoder alone)
     judge_weight: float = 2.0
     # a tie-break for an ordering whose end is the one the question's ordering word asks
-    # for (the encoder reads "first" and "last" alike)
+    # for (the encoder reads "first" and "last" alike), for the candidate holding the two
+    # roles a question joining two asks for, and for a negation where the question denies
     cue_weight: float = 0.1
     # offer only the comparisons of the two named things (a caller that has found the
     # question compares them, and that nothing else answers it)
@@ -55,13 +56,20 @@ class ComposeOptions:
 
 @dataclass
 class Composed:
-    """The chosen candidate, the options judged, their encoder scores and the model's
-    probability that each one answers the question (for the trace)."""
+    """The chosen candidate, the options judged, their encoder scores, the model's
+    probability that each one answers the question, and that probability as the choice
+    weighed it (a refinement judged as its chain is: :func:`inherited`)."""
 
     chosen: QueryCandidate
     options: list[QueryCandidate]
     scores: list[float]
     model_p: list[float]
+    weighed: list[float] | None = None
+
+    @property
+    def chosen_p(self) -> float:
+        """How surely the pick answers the question: its judgement as the choice weighed it."""
+        return (self.weighed or self.model_p)[self.options.index(self.chosen)]
 
 
 def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
@@ -140,7 +148,15 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
             - options.hop_cost * c.hops
             + (options.cue_weight if getattr(c, "ordering", None) and c.ordering.ascending == ascending else 0.0)
             + (options.cue_weight if asked and asked <= topic_roles(c) else 0.0)
+            + (options.cue_weight if reading.negates and denies(c) else 0.0)
             for c, t, a in zip(candidates, texts, answer_texts)]
+
+
+def denies(candidate) -> bool:
+    """Whether ``candidate`` keeps the answers that lack a tie (a negation): a tie-break for
+    a question that denies ("not", "other than", "aren't"), which the encoder reads as if
+    it affirmed."""
+    return any(getattr(t, "negated", False) for t in getattr(candidate, "ties", ()))
 
 
 def topic_roles(candidate) -> frozenset[str]:
@@ -195,50 +211,61 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     shortlist.sort(key=lambda i: -scores[i])
     shown = [candidates[i] for i in shortlist]
     judged = [judge(run, reading, c, step) for c in shown] if len(shown) > 1 else [1.0]
-    weighed = inherited(shown, judged) if options.inherit_core else judged
-    final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, weighed)]
     # a pick of the wrong form falls through to the next: a question asking for a value
-    # ("in which year", "how tall") takes the best option that answers values, where one is
-    # shown (the model reads "X wrote what" as an answer to "in which year did X first write")
-    fitting = [n for n, c in enumerate(shown) if gives_values(c)] if reading.form == "value" else []
+    # ("in which year", "how tall") takes the best option that answers values, and one
+    # asking how many the best that answers a number, where one is shown (the model reads
+    # "X wrote what" as an answer to "in which year did X first write a film")
+    fitting = [n for n, c in enumerate(shown) if has_form(c, reading.form)]
+    weighed = inherited(shown, judged, fitting) if options.inherit_core else judged
+    final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, weighed)]
     best = max(fitting or range(len(shown)), key=lambda n: final[n])
     if fitting and best != max(range(len(shown)), key=lambda n: final[n]):
-        run.record(step, fell_through="the question asks for a value")
-    return Composed(shown[best], shown, [float(scores[i]) for i in shortlist], judged)
+        run.record(step, fell_through=f"the question asks for a {reading.form}")
+    return Composed(shown[best], shown, [float(scores[i]) for i in shortlist], judged, list(weighed))
 
 
-def gives_values(candidate) -> bool:
-    """Whether ``candidate``'s answers are values (years, numbers, dates), not entities nor
-    a count of them."""
-    return isinstance(candidate, QueryCandidate) and candidate.literal and not candidate.count
+def has_form(candidate, form: str) -> bool:
+    """Whether ``candidate`` answers in ``form``: a value (years, numbers, dates; not a
+    count), a number (a count, one value, a difference), or anything for "entities"."""
+    if form == "value":
+        return isinstance(candidate, QueryCandidate) and candidate.literal and not candidate.count
+    if form == "number":
+        if isinstance(candidate, Comparison):
+            return candidate.kind in NUMBER_KINDS
+        return candidate.count or (candidate.literal and candidate.size == 1)
+    return True
 
 
 def core_of(candidate) -> QueryCandidate | None:
-    """The plain chain ``candidate`` refines by constraints or by an ordering on a value,
-    or None when it refines nothing (a chain, a count, a comparison)."""
-    if not isinstance(candidate, QueryCandidate) or candidate.count:
+    """The plain chain (or count of one) ``candidate`` refines by constraints or by an
+    ordering (on a value its answers hold, or of its own values: "the first of X's films'
+    release years"), or None when it refines nothing (a chain, a count, a comparison)."""
+    if not isinstance(candidate, QueryCandidate):
         return None
-    if candidate.ordering is not None and not candidate.ordering.relation:
-        return None  # "the first of" the chain's own values is an aggregation, not a refinement
     if not candidate.ties and candidate.ordering is None:
         return None
     return replace(candidate, ties=(), ordering=None)
 
 
 def refines(candidate, chain: QueryCandidate) -> bool:
-    """``candidate`` narrows or aggregates what the plain ``chain`` answers: the chain with
-    constraints or an ordering on a value, or a comparison of two named things on the
+    """``candidate`` narrows or aggregates what the plain ``chain`` (or its count) answers:
+    the chain with constraints or an ordering, or a comparison of two named things on the
     one relation the chain walks from one of them."""
     if isinstance(candidate, Comparison):
+        # a comparison of counts ("how many more films did A direct than B") refines the
+        # count too
         return (chain.hops == 1 and chain.path.steps[0][0] == candidate.relation
-                and chain.topic.iri in (candidate.first.entity.iri, candidate.second.entity.iri))
+                and chain.topic.iri in (candidate.first.entity.iri, candidate.second.entity.iri)
+                and (not chain.count or candidate.kind in COUNT_KINDS))
     core = core_of(candidate)
     return core is not None and verbalize(core) == verbalize(chain)
 
 
-def inherited(shown: Sequence, judged: Sequence[float]) -> list[float]:
+def inherited(shown: Sequence, judged: Sequence[float], fitting: Sequence[int] = ()) -> list[float]:
     """The refinements of the chain the model judges best, raised together until the best
-    of them is judged as well as that chain.
+    of them is judged as well as that chain; with ``fitting`` (the options of the form the
+    question asks for), the best of the chains among those, where one is ("in which year
+    did X first …": the chain of the years, not of the films).
 
     Only the best chain passes its judgement on: the model says which things are asked for
     ("X's films", "the release year of A"), the encoder which of the words narrow or compare
@@ -246,8 +273,9 @@ def inherited(shown: Sequence, judged: Sequence[float]) -> list[float]:
     films' genres is not X's films). They are raised together, by one amount, so the
     model's order among them stands: it reads "not tagged parody" from "tagged parody",
     which the encoder hardly does."""
-    plain = [(p, c) for c, p in zip(shown, judged)
-             if isinstance(c, QueryCandidate) and not c.count and c.ordering is None and not c.ties]
+    plain = {n: (p, c) for n, (c, p) in enumerate(zip(shown, judged))
+             if isinstance(c, QueryCandidate) and c.ordering is None and not c.ties}
+    plain = [pc for n, pc in plain.items() if n in fitting] or list(plain.values())
     if not plain:
         return list(judged)
     best_p, best = max(plain, key=lambda pc: pc[0])

@@ -24,6 +24,8 @@ from ._reading import LinkedEntity, QuestionReading
 KINDS = ("earlier", "later", "same", "difference", "more", "fewer", "count difference")
 # the kinds whose answer is a number
 NUMBER_KINDS = ("difference", "count difference")
+# the kinds that compare how many each holds
+COUNT_KINDS = ("more", "fewer", "count difference")
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
@@ -167,4 +169,4 @@ def comparison_text(c: Comparison) -> str:
     return f"which of {a} and {b} has the {which} {label}"
 
 
-__all__ = ["Comparison", "Side", "comparisons", "comparison_text", "pair", "KINDS"]
+__all__ = ["Comparison", "Side", "comparisons", "comparison_text", "pair", "KINDS", "NUMBER_KINDS", "COUNT_KINDS"]

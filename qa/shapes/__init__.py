@@ -216,9 +216,10 @@ def composed(store, index, reading: "QuestionReading", run, method: str, timeout
 
     picked = compose_answer(store, index, reading.question, run, method, reading=reading,
                             options=ComposeOptions(timeout_s=timeout_s, comparisons_only=comparisons_only))
-    # taken only when the model judged the pick an answer (the shape's own reading stands
-    # where it is unsure); the first of the values themselves (a year) answers only a
-    # question asking for a value
+    # taken only when the model judged the pick an answer (a refinement as the chain it
+    # refines: "A vs B, which is newer" on the release year it judged an answer); the
+    # shape's own reading stands where it is unsure; the first of the values themselves (a
+    # year) answers only a question asking for a value
     answer = picked.answer if picked else None
     taken = (answer is not None and not answer.refused and picked.stage in stages and picked.p >= 0.5
              and not (picked.stage == "superlative value" and form != "value")
