@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..steps._query_graph import EntityConstraint, ValueConstraint, answer_form, read_value_constraints
 from ..steps._retrieval import bracketed_spans, within_brackets, written_as_name, written_literals
 from ._detect import QuestionShape, detect_shape, listing_question, without_names, without_superlative
 from ._mentions import Mention, plural_mentions, question_mentions
 from ._words import read_chain_words
-
-if TYPE_CHECKING:  # composing builds on the shapes: imported where used
-    from ..compose import QuestionReading
 
 # a mention written as a number ("2010", "8,000", "1970s"), which a comparison word before
 # it makes a constant
@@ -70,14 +67,15 @@ class ShapeReading:
     asked_at_time: str = ""
     time_role: str | None = None
     adjacent: frozenset = frozenset()
-    composing: Callable[[], "QuestionReading"] | None = field(default=None, repr=False, compare=False)
+    # composing builds on the shapes, so its reading (qa.compose.QuestionReading) is only named
+    composing: Callable[[], object] | None = field(default=None, repr=False, compare=False)
 
     def asked(self, chain: str | None = None) -> str:
         """The words ``chain`` (the question itself when None) is asked of a method in."""
         return self.chains.get(chain or self.question, chain or self.question)
 
 
-def read_shape(store, index, question: str, composing: Callable[[], "QuestionReading"] | None = None) -> ShapeReading:
+def read_shape(store, index, question: str, composing: Callable[[], object] | None = None) -> ShapeReading:
     """``question`` read once (see the module's docstring)."""
     marked = bracketed_spans(question)
     # the shape's words must be the question's own, not a title's ("The Fastest Gun Alive")
