@@ -578,6 +578,10 @@ def test_a_refinement_is_judged_at_least_as_well_as_its_own_chain_and_the_encode
     plainly = rank(index.embed, reading, [chain, denied, tied], ComposeOptions(cue_weight=0.0))
     cued = rank(index.embed, reading, [chain, denied, tied])
     assert [round(b - a, 4) for a, b in zip(plainly, cued)] == [0.0, 0.1, 0.0]
+    # "than" alone compares: negations are offered, but a denial is not read
+    comparing = read_question(index, "how many more films did ann lee direct than bo park")
+    assert comparing.negates and not comparing.denies
+    assert read_question(index, "which films did ann lee direct other than the comedies").denies
     # a model that says yes only to the plain chain: the refinement the encoder ranks above
     # it is chosen, and without inheriting, the chain is
     from qa.compose._choose import choose

@@ -148,11 +148,11 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
             - options.hop_cost * c.hops
             + (options.cue_weight if getattr(c, "ordering", None) and c.ordering.ascending == ascending else 0.0)
             + (options.cue_weight if asked and asked <= topic_roles(c) else 0.0)
-            + (options.cue_weight if reading.negates and denies(c) else 0.0)
+            + (options.cue_weight if reading.denies and is_negation(c) else 0.0)
             for c, t, a in zip(candidates, texts, answer_texts)]
 
 
-def denies(candidate) -> bool:
+def is_negation(candidate) -> bool:
     """Whether ``candidate`` keeps the answers that lack a tie (a negation): a tie-break for
     a question that denies ("not", "other than", "aren't"), which the encoder reads as if
     it affirmed."""

@@ -160,6 +160,12 @@ class QuestionReading:
         return bool(self.cues & NEGATION_CUES)
 
     @property
+    def denies(self) -> bool:
+        """Whether the question denies: a word that does ("not", "without", "aren't"), or
+        "other than" ("than" alone compares: "how many more films did A direct than B")."""
+        return bool(self.cues & (NEGATION_CUES - {"other", "than"})) or {"other", "than"} <= self.cues
+
+    @property
     def order_ascending(self) -> bool | None:
         """True when the ordering words ask for the first by value, False for the last,
         None when there are none or both kinds (a feature that breaks ties)."""
