@@ -216,9 +216,10 @@ def test_real_model_answers_a_two_hop_question_with_its_path_as_evidence(store):
     from kgstore.config import LLMConfig
     from qa.llm import llm_from_config
 
-    # its own model instance: llama.cpp's prompt cache, shared with earlier tests' prompts,
-    # evaluates a cached prefix with other numerics, and a 1.5B model's chain can change with it
-    result = make_method("prograg", QAContext(store, llm_from_config(LLMConfig(n_ctx=2048)))).answer(QUESTION)
+    # its own model instance (a context size no other test asks for: instances are shared by
+    # it): llama.cpp's prompt cache, shared with earlier tests' prompts, evaluates a cached
+    # prefix with other numerics, and a 1.5B model's chain can change with it
+    result = make_method("prograg", QAContext(store, llm_from_config(LLMConfig(n_ctx=2304)))).answer(QUESTION)
     assert not result.refused, result.refusal
     assert set(result.answers) == {"Kathmandu", "Beijing"}
     assert {(EVEREST, WDT + "P17", NEPAL), (NEPAL, WDT + "P36", WD + "Q3037"),
