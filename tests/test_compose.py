@@ -106,11 +106,25 @@ def test_brackets_mark_a_name_and_are_read_out_of_the_text(films):
     ("celtics", "Boston Celtics", True), ("the eu", "European Union", True), ("uk", "United Kingdom", True),
     ("jamaican", "Jamaica", True), ("lincoln", "Abraham Lincoln", True),
     ("zorblax mountains", "Rocky Mountains", False), ("vp lincoln", "Abraham Lincoln", False),
+    ("saint george day", "St George's Day", True), ("mt hood", "Mount Hood", True), ("sat", "Saint", False),
 ])
 def test_a_name_read_by_meaning_must_be_written_in_the_label(typed, label, like):
     from qa.compose import written_like
 
     assert written_like(typed, label) is like
+
+
+@pytest.mark.parametrize("typed, label, whole", [
+    ("australians", "Australia", True), ("afl", "American Football League", True), ("st", "Saint", True),
+    ("first", "First Shot", False), ("king", "The Man Who Would Be King", False),
+    ("without", "Me Without You", False), ("appear", "The Appeared", False), ("australia", "Australia", False),
+])
+def test_a_name_typed_in_a_derived_form_writes_the_whole_label(typed, label, whole):
+    """The lower bar of meaning (a demonym, initials) is for a typed form derived from the
+    whole name; a common word that is one word of a title, or a title of its own, is not."""
+    from qa.compose._reading import writes_whole
+
+    assert writes_whole(typed, label) is whole
 
 
 def test_the_parts_of_a_name_the_store_lacks_name_nothing_else(films):
@@ -427,11 +441,13 @@ def test_the_cascade_takes_the_composed_answer_that_narrows_the_draft_s(films):
     assert run.trace["cascade"]["refined"] is True
 
 
-def test_the_draft_stands_when_nothing_narrows_it_or_nothing_could(films):
+def test_the_draft_stands_when_nothing_could_narrow_it(films):
     store, _ = films
     draft = _films_of(store, {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"})
-    # the model judges the plain chain best: no constraint, the draft stands
-    assert _refined(films, "which comedy films did ann lee direct", r"^Ann Lee directed what$")[0] is None
+    # a model that judges the plain chain best: the constraint on the genre the question
+    # names inherits that judgement, and the encoder reads "comedy" (the draft left it out)
+    refined, _ = _refined(films, "which comedy films did ann lee direct", r"^Ann Lee directed what$")
+    assert refined is not None and set(refined.answers) == {"Night Harbor", "Glass River"}
     # a plain chain question composes nothing, and asks the model nothing
     quiet = _cascade(films, ScriptedLLM([]))
     with store.reading():
@@ -486,7 +502,7 @@ def _in_shape(store_index, question, yes_to):
     from qa.shapes import answer_in_shape
 
     store, index = store_index
-    run = MethodRun(ScriptedLLM([judge(yes_to)] * 6))
+    run = MethodRun(ScriptedLLM([judge(yes_to)] * 9))  # a shape's stages take up to three more seats
 
     def chain(*_):
         raise AssertionError("the composed answer should have been taken")
@@ -573,11 +589,12 @@ def test_a_refinement_is_judged_at_least_as_well_as_its_own_chain_and_the_encode
     # a count aggregates the chain and refines nothing; "the first of" its own values orders it
     assert core_of(replace(chain, count=True)) is None
     assert verbalize(core_of(replace(chain, ordering=Ordering("?answer", "", "value", True)))) == verbalize(chain)
-    # the question denies: the negation has the cue's tie-break, the chain and the tie not
+    # the question denies: the negation has the cue's tie-break, the chain not; both the
+    # negation and the tie use the genre the question names ("comedies"), the chain not
     from qa.compose._choose import rank
     plainly = rank(index.embed, reading, [chain, denied, tied], ComposeOptions(cue_weight=0.0))
     cued = rank(index.embed, reading, [chain, denied, tied])
-    assert [round(b - a, 4) for a, b in zip(plainly, cued)] == [0.0, 0.1, 0.0]
+    assert [round(b - a, 4) for a, b in zip(plainly, cued)] == [0.0, 0.2, 0.1]
     # "than" alone compares: negations are offered, but a denial is not read
     comparing = read_question(index, "how many more films did ann lee direct than bo park")
     assert comparing.negates and not comparing.denies
@@ -623,6 +640,10 @@ def test_a_question_asking_for_a_value_falls_through_to_an_option_that_answers_v
     chain = next(c for c in candidates if verbalize(c) == "Ann Lee directed what")
     first = next(c for c in candidates if c.stage == "superlative value" and c.topic.label == "Ann Lee")
     assert has_form(first, "value") and not has_form(chain, "value") and first.answers == ("1979",)
+    # a store that names days and dated events as entities ("April 23", "1983 World Series")
+    from dataclasses import replace
+    assert has_form(replace(chain, answers=("April 23",)), "value")
+    assert not has_form(replace(chain, answers=("April 23", "Assassination")), "value")
     for question, stage in ((reading, "superlative value"),
                             (read_question(index, "which film did ann lee direct first"), "chain")):
         run = MethodRun(ScriptedLLM([judge(r"^Ann Lee directed what$")] * 2))
@@ -664,3 +685,55 @@ def test_a_question_asking_how_many_falls_through_to_an_option_that_answers_a_nu
     count = next(c for c in candidates if c.count and not c.ties and c.hops == 1 and c.topic.label == "Ann Lee"
                  and c.path.steps[0][0] == apart.relation)
     assert inherited([count, apart], [0.6, 0.5], [0, 1]) == [0.6, 0.6]
+
+
+def test_an_option_using_a_name_the_question_writes_is_judged_as_the_plainer_one_it_narrows(films):
+    """"The newest of the Comedy films Ann Lee directed": the model judges "the newest of
+    Ann Lee's films" (which leaves "Comedy" unused) above the option tied to Comedy; that
+    option inherits the judgement of the one it narrows by the tie alone, and the feature for
+    a written name used lets the encoder decide between the two."""
+    from qa.compose._choose import name_ties, named_dominance
+
+    store, index = films
+    from dataclasses import replace
+
+    reading = read_question(index, "Which is the newest of the Comedy films Ann Lee directed?")
+    comedy = next(m.best.iri for m in reading.mentions if m.text == "Comedy")
+    assert comedy in reading.written_names
+    # a name in lower case, or its plural, names it too; the first word of a question does not
+    assert comedy in read_question(index, "which is the newest of the comedies ann lee directed").written_names
+    assert comedy not in read_question(index, "Comedy films by Ann Lee: which is the newest?").written_names
+    lower = replace(reading, mentions=tuple(m for m in reading.mentions if m.text != "Comedy"))
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    by_text = {verbalize(c): c for c in candidates}
+    plain = by_text["Ann Lee directed what; only the last (latest, highest) by the answer's release year"]
+    tied = by_text["Ann Lee directed what; where the answer has genre Comedy; only the last (latest, highest) "
+                   "by the answer's release year"]
+    assert name_ties(tied, reading.written_names) and not name_ties(plain, reading.written_names)
+    assert named_dominance([plain, tied], [0.9, 0.2], reading.written_names) == [0.9, 0.9]
+    assert named_dominance([plain, tied], [0.9, 0.2], lower.written_names) == [0.9, 0.2]
+    with_name, without = rank(index.embed, reading, [plain, tied]), rank(index.embed, lower, [plain, tied])
+    assert with_name[1] - with_name[0] > without[1] - without[0]
+
+
+def test_a_pick_falls_through_to_the_stage_the_shape_asks_for(films):
+    """"Which film did Ann Lee direct first": a shape read as a superlative asks for an
+    ordering; a model that says yes only to "Ann Lee directed what" gets the best ordering
+    shown, lifted by that judgement, and without the shape's stages the chain stands."""
+    from qa.compose._choose import choose
+
+    store, index = films
+    reading = read_question(index, "which film did ann lee direct first")
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    chain = next(c for c in candidates if verbalize(c) == "Ann Lee directed what")
+    first = next(c for c in candidates if c.stage == "superlative" and c.topic.label == "Ann Lee"
+                 and c.ordering.ascending and c.hops == 1)
+    stages = frozenset({"superlative", "constrained superlative", "superlative value"})
+    for asked, stage in ((stages, "superlative"), (None, "chain")):
+        run = MethodRun(ScriptedLLM([judge(r"^Ann Lee directed what$")] * 2))
+        picked = choose(run, reading, [chain, first], [1.10, 1.00], ComposeOptions(stages=asked))
+        assert picked.chosen.stage == stage and picked.chosen_p == 1.0  # the ordering as its chain is judged
+        assert ("shape asks" in (run.trace["compose"]["fell_through"] or "")) is (asked is not None)
+    assert first.answers == ("Night Harbor",)

@@ -119,6 +119,17 @@ def test_an_open_question_about_an_entity_the_store_lacks_is_refused_without_the
     assert not llm.calls
 
 
+def test_a_renown_question_whose_subject_is_not_named_as_written_is_handed_to_the_precise_path(demo_store):  # noqa: F811
+    """"What is X famous for" whose X no entity bears as written goes on to the method,
+    which links names as typed (and here finds none either: the name check refuses)."""
+    llm = ScriptedLLM([])
+    with Store.open(demo_store, read_only=True) as store:
+        result = make_method("cascade", QAContext(store, llm)).answer("What is Barack Obama famous for?")
+    assert result.refused and result.refusal.reason == "not_in_store" and result.method == "cascade"
+    assert "Barack Obama" in result.trace["open"]["handed_on"] and "names" in result.trace
+    assert not llm.calls
+
+
 def test_a_precise_question_keeps_its_methods_path(demo_store):  # noqa: F811
     assert read_open("Which countries does the Andes cover?") is None
     llm = ScriptedLLM(["```sparql\nSELECT ?x WHERE { [ENT: Andes] [REL: country] ?x }\n```"] * 4)

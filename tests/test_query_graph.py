@@ -72,6 +72,19 @@ def test_the_answer_form_is_read_from_the_question_and_checked():
     assert form_fits("entities", ["Lima"], [None], counted=False) is None
 
 
+@pytest.mark.parametrize("answer, value, reads", [
+    ("1901-09-14", {"kind": "date"}, True), ("April 23", None, True), ("23 April", None, True),
+    ("1983 World Series", None, True), ("Miss USA 1993", None, True),
+    ("Assassination", None, False), ("May Day", None, False), ("Apollo 13", None, False),
+])
+def test_a_value_is_a_literal_or_a_thing_named_by_a_time(answer, value, reads):
+    """What a "when" question may be answered with: a literal, or an entity a store names
+    by a day or a year (Freebase's "April 23", "1983 World Series")."""
+    from qa.steps._query_graph import reads_as_value
+
+    assert reads_as_value(answer, value) is reads
+
+
 # -- names, with or without brackets ---------------------------------------------------------
 @pytest.mark.parametrize("question, names", [
     ("Who played Clown #3 in [Dumbo]?", ["Clown #3"]),

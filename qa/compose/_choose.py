@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 import math
 
 from ..steps._paths import PathScorer, path_text, relation_paths
+from ..steps._query_graph import reads_as_value
 from ._candidates import (EntityTie, QueryCandidate, conjunctions, core_candidates, counted, entity_ties, execute,
                           ordered_relations, orderings, span_ties, value_orderings, value_ties)
 from ._comparisons import COUNT_KINDS, NUMBER_KINDS, Comparison, comparisons
@@ -51,7 +52,13 @@ class ComposeOptions:
     # until the best of them is judged as well as that chain: the model reads "X's films
     # not comedies" as "X's films" and prefers the plainer, while the encoder reads the
     # refinement's words; so between that chain and its refinements the encoder decides
+    # (and an option tied to an entity the question names is judged as the option it
+    # narrows by that tie: `named_dominance`)
     inherit_core: bool = True
+    # the stages a caller that has read the question's shape asks for ("the oldest of X's
+    # horror films": an ordering): the pick is the best option of one of them where one is
+    # shown, as a pick of the wrong form falls through
+    stages: frozenset[str] | None = None
 
 
 @dataclass
@@ -144,12 +151,37 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
     sims = dict(zip(distinct, (vectors[1:] @ vectors[0]).tolist()))
     ascending = reading.order_ascending
     asked = asked_roles(embed, reading, candidates) if reading.conjoins else frozenset()
+    named = reading.written_names
     return [sims[t] + options.answer_weight * sims[a] + options.link_weight * c.topic.score
             - options.hop_cost * c.hops
             + (options.cue_weight if getattr(c, "ordering", None) and c.ordering.ascending == ascending else 0.0)
             + (options.cue_weight if asked and asked <= topic_roles(c) else 0.0)
             + (options.cue_weight if reading.denies and is_negation(c) else 0.0)
+            + (options.cue_weight if name_ties(c, named) else 0.0)
             for c, t, a in zip(candidates, texts, answer_texts)]
+
+
+def name_ties(candidate, named: frozenset[str]) -> tuple:
+    """The ties of ``candidate`` to an entity the question writes as a name, other than
+    its topic (STAGG's feature for using every entity the question names)."""
+    return tuple(t for t in getattr(candidate, "ties", ())
+                 if isinstance(t, EntityTie) and t.entity.iri in named and t.entity.iri != candidate.topic.iri)
+
+
+def named_dominance(shown: Sequence, weighed: Sequence[float], named: frozenset[str]) -> list[float]:
+    """Each option that ties to a name the question writes, judged at least as well as the
+    option it narrows by that tie alone: the model reads "the newest of X's films in
+    German" as "the newest of X's films" and prefers the plainer, which leaves "German"
+    unused; between the two the encoder decides, and it reads the name."""
+    out = list(weighed)
+    texts = {verbalize(c): n for n, c in enumerate(shown)}
+    for n, c in enumerate(shown):
+        ties = name_ties(c, named)
+        if ties:
+            plainer = texts.get(verbalize(replace(c, ties=tuple(t for t in c.ties if t not in ties))))
+            if plainer is not None:
+                out[n] = max(out[n], weighed[plainer])
+    return out
 
 
 def is_negation(candidate) -> bool:
@@ -197,14 +229,22 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     for i in order:  # a comparison's kinds (earlier, the same, how far apart) are stages of their own
         kinds.setdefault((candidates[i].stage, candidates[i].hops, getattr(candidates[i], "kind", "")), i)
     seats = list(kinds.values())
+    size = options.shortlist
+    if options.stages:
+        # the stages the shape asks for are seated first, each chain length of each (the
+        # first of X's dramas is one hop, the first of their years two), in up to three
+        # more seats: the others still seat the chains whose judgement the orderings inherit
+        asked = [i for i in seats if candidates[i].stage in options.stages]
+        seats = asked + [i for i in seats if i not in asked]
+        size += min(3, len(asked))
     shortlist = []
     seen: set[str] = set()
-    for i in seats[:options.shortlist] + order:
+    for i in seats[:size] + order:
         text = verbalize(candidates[i])
         if text not in seen:
             seen.add(text)
             shortlist.append(i)
-        if len(shortlist) >= options.shortlist:
+        if len(shortlist) >= size:
             break
     if not shortlist:
         return None
@@ -216,19 +256,27 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     # asking how many the best that answers a number, where one is shown (the model reads
     # "X wrote what" as an answer to "in which year did X first write a film")
     fitting = [n for n, c in enumerate(shown) if has_form(c, reading.form)]
-    weighed = inherited(shown, judged, fitting) if options.inherit_core else judged
+    weighed = (named_dominance(shown, inherited(shown, judged, fitting), reading.written_names)
+               if options.inherit_core else judged)
     final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, weighed)]
     best = max(fitting or range(len(shown)), key=lambda n: final[n])
+    fell = None  # recorded on every choice: a question composes more than once
     if fitting and best != max(range(len(shown)), key=lambda n: final[n]):
-        run.record(step, fell_through=f"the question asks for a {reading.form}")
+        fell = f"the question asks for a {reading.form}"
+    staged = [n for n in (fitting or range(len(shown))) if options.stages and shown[n].stage in options.stages]
+    if staged and shown[best].stage not in options.stages:
+        best = max(staged, key=lambda n: final[n])
+        fell = f"the question's shape asks for a {shown[best].stage}"
+    run.record(step, fell_through=fell)
     return Composed(shown[best], shown, [float(scores[i]) for i in shortlist], judged, list(weighed))
 
 
 def has_form(candidate, form: str) -> bool:
-    """Whether ``candidate`` answers in ``form``: a value (years, numbers, dates; not a
-    count), a number (a count, one value, a difference), or anything for "entities"."""
+    """Whether ``candidate`` answers in ``form``: a value (years, numbers, dates, or things
+    named by a time, "April 23"; not a count), a number (a count, one value, a difference), or anything for "entities"."""
     if form == "value":
-        return isinstance(candidate, QueryCandidate) and candidate.literal and not candidate.count
+        return isinstance(candidate, QueryCandidate) and not candidate.count and (
+            candidate.literal or all(reads_as_value(a) for a in candidate.answers[:3]))
     if form == "number":
         if isinstance(candidate, Comparison):
             return candidate.kind in NUMBER_KINDS

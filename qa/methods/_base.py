@@ -149,7 +149,13 @@ class QAMethod(ABC):
         whatever the method; a precise one goes on to the method."""
         reading = read_open(question) if in_shape is not False else None
         if reading is not None:
-            return open_answer(self.context, question, run, reading=reading)
+            opened = open_answer(self.context, question, run, reading=reading)
+            if not (opened.refusal and opened.refusal.reason == "not_in_store" and reading.form == "renown"):
+                return opened
+            # no entity bears the subject's name as written ("what is william taft famous
+            # for"): the precise path links names as typed and asks what the one it finds is
+            # known for (a request, "tell me about X", asks for no relation it could read)
+            run.record("open", handed_on=opened.refusal.message)
         # a method run inside another's shape (in_shape=False: the cascade's) was checked there
         checked = self.checks_names and in_shape is not False
         absent = question_names_not_held(self.context.get_index(), question) if checked else []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ..compose import compose_answer
+from ..steps._query_graph import reads_as_value
 from ..steps._result import Answer
 from ._base import MethodRun, QAContext, QAMethod
 
@@ -78,14 +79,24 @@ class CascadeMethod(QAMethod):
     def refined(self, question: str, first: Answer, run: MethodRun) -> Answer | None:
         """The composed answer when it narrows the first method's: a constraint or an
         ordering the draft left out ("who played meg in season 1 of family guy" answered
-        with the whole cast). Composed only for a question that could carry one (a second
-        mention, a constant, an ordering word), so a plain chain costs nothing more."""
+        with the whole cast), or when it has the form the question asks for and the
+        draft's has not. Composed only for a question that could carry one (a second
+        mention, a constant, an ordering word) or whose answer misfits, so a plain chain
+        costs nothing more."""
         index = self.context.get_index()
         reading = self.context.read(question)
-        if not reading.may_constrain or not first.answer_iris:
+        # a question asking when, answered with things none of which is a time ("when did
+        # X die": a cause of death), is answered by the composed pick of that form
+        misfit = reading.form == "value" and not any(reads_as_value(a, v) for a, v in
+                                                     zip(first.answers, first.values or [None] * len(first.answers)))
+        if not (reading.may_constrain or misfit) or not first.answer_iris:
             return None
         picked = compose_answer(self.store, index, question, run, self.name, reading=reading)
         composed, stage = (picked.answer, picked.stage) if picked else (None, None)
+        if misfit and composed is not None and not composed.refused and any(
+                reads_as_value(a, v) for a, v in zip(composed.answers, composed.values or [None] * len(composed.answers))):
+            run.record("cascade", refined=True, form="value")
+            return composed
         # a negated constraint, two roles at once or a comparison the model picked stands
         # on its own: the draft that left the "not" out answers the very things the
         # question excludes, one that asks one role answers the other's, and a draft has

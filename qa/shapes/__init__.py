@@ -214,8 +214,14 @@ def composed(store, index, reading: "QuestionReading", run, method: str, timeout
     when its stage is one of ``stages`` and its answer has the question's ``form``, else None."""
     from ..compose import ComposeOptions, compose_answer
 
+    # the shape says which stages answer it: the pick falls through to the best of those
+    # shown (a superlative's orderings: the model says yes to "X's films" for "the oldest of
+    # X's horror films"), but a comparison read from a cue word alone ("or", "than") is
+    # only taken where the model picks it
+    asked = None if stages == COMPARISON_STAGES and not comparisons_only else stages
     picked = compose_answer(store, index, reading.question, run, method, reading=reading,
-                            options=ComposeOptions(timeout_s=timeout_s, comparisons_only=comparisons_only))
+                            options=ComposeOptions(timeout_s=timeout_s, comparisons_only=comparisons_only,
+                                                   stages=asked))
     # taken only when the model judged the pick an answer (a refinement as the chain it
     # refines: "A vs B, which is newer" on the release year it judged an answer); the
     # shape's own reading stands where it is unsure; the first of the values themselves (a

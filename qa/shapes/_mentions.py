@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from ..steps._retrieval import respects_brackets
+from ..steps._retrieval import respects_brackets, singulars
 from ._word_forms import IRREGULAR_PAST
 
 # Linking scores a name written with content words (not only stopwords or relation words)
@@ -107,19 +107,6 @@ def question_mentions(index, question: str, marked: Sequence[tuple[int, int]], *
 
 
 _PLURAL_WORD = re.compile(r"\b[a-z][a-z-]{3,}(?:ies|es|s)\b")
-
-
-def singulars(word: str) -> list[str]:
-    """The singular forms a plural word may have: "comedies" → comedy, "dramas" → drama,
-    "churches" → church."""
-    out = []
-    if word.endswith("ies"):
-        out.append(word[:-3] + "y")
-    if word.endswith("es"):
-        out.append(word[:-2])
-    if word.endswith("s") and not word.endswith("ss"):
-        out.append(word[:-1])
-    return out
 
 
 def plural_mentions(index, question: str, mentions: Sequence[Mention]) -> list[Mention]:
