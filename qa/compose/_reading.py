@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
+from ..shapes._word_forms import singulars
 from ..steps._query_graph import ValueConstraint, answer_form, read_value_constraints
-from ..steps._retrieval import bracketed_spans, singulars
+from ..steps._retrieval import bracketed_spans
 
 # Words kept as features of the question, never as rules: the encoder and the model read
 # the question itself; these only break ties between candidates of the same score.

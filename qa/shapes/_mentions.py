@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from ..steps._retrieval import respects_brackets, singulars
-from ._word_forms import IRREGULAR_PAST
+from ..steps._retrieval import respects_brackets
+from ._word_forms import IRREGULAR_PAST, singulars
 
 # Linking scores a name written with content words (not only stopwords or relation words)
 # at 0.35 and up; weaker spans are words such as "country" that also name a relation.

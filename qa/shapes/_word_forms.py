@@ -6,6 +6,7 @@
 * :data:`IRREGULAR_PAST`: common irregular past tenses ("came", "won", "wrote"). After a
   wh-word they are verbs ("what came first"), not a class named by the question ("what
   river …"), and they do not end in "-ed" for the reader to see it.
+* :func:`singulars`: the singular forms a plural may have ("comedies", "dramas").
 """
 from __future__ import annotations
 
@@ -40,4 +41,17 @@ IRREGULAR_PAST = {
 }
 
 
-__all__ = ["superlative_form", "IRREGULAR_PAST"]
+def singulars(word: str) -> list[str]:
+    """The singular forms a plural word may have: "comedies" → comedy, "dramas" → drama,
+    "churches" → church."""
+    out = []
+    if word.endswith("ies"):
+        out.append(word[:-3] + "y")
+    if word.endswith("es"):
+        out.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss"):
+        out.append(word[:-1])
+    return out
+
+
+__all__ = ["superlative_form", "IRREGULAR_PAST", "singulars"]

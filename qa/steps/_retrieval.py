@@ -188,19 +188,6 @@ def written_as_name(question: str, span: tuple[int, int]) -> bool:
     return any(c.isupper() or c.isdigit() for c in raw)
 
 
-def singulars(word: str) -> list[str]:
-    """The singular forms a plural word may have: "comedies" → comedy, "dramas" → drama,
-    "churches" → church."""
-    out = []
-    if word.endswith("ies"):
-        out.append(word[:-3] + "y")
-    if word.endswith("es"):
-        out.append(word[:-2])
-    if word.endswith("s") and not word.endswith("ss"):
-        out.append(word[:-1])
-    return out
-
-
 def written_in_lower_case(question: str, name: str) -> bool:
     """Whether ``question`` writes ``name`` (or its plural) only in lower case and outside
     brackets: a common word ("movie" in "sports movies"), not a name."""
