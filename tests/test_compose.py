@@ -737,3 +737,45 @@ def test_a_pick_falls_through_to_the_stage_the_shape_asks_for(films):
         assert picked.chosen.stage == stage and picked.chosen_p == 1.0  # the ordering as its chain is judged
         assert ("shape asks" in (run.trace["compose"]["fell_through"] or "")) is (asked is not None)
     assert first.answers == ("Night Harbor",)
+
+
+def test_the_kinds_answering_in_the_form_asked_are_seated_first(films):
+    """"How many years apart …": the difference gets a seat in the shortlist however the
+    encoder ranks it, since the question asks for a number."""
+    from qa.compose._choose import choose
+
+    store, index = films
+    reading = read_question(index, "how many years apart were Night Harbor and Salt Road released")
+    assert reading.form == "number"
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    scores = rank(index.embed, reading, candidates)
+    apart = [n for n, c in enumerate(candidates) if getattr(c, "kind", "") == "difference"]
+    assert apart and len({(c.stage, c.hops, getattr(c, "kind", "")) for c in candidates}) > 4
+    for n in apart:
+        scores[n] = min(scores) - 1.0
+    picked = choose(MethodRun(ScriptedLLM(["yes"] * 4)), reading, candidates, scores, ComposeOptions(shortlist=4))
+    assert len(picked.options) == 4 and any(getattr(c, "kind", "") == "difference" for c in picked.options)
+    # a question asking which things gets no such seat
+    which = read_question(index, "which films did ann lee direct")
+    assert which.form == "entities"
+    plain = choose(MethodRun(ScriptedLLM(["yes"] * 4)), which, candidates, scores, ComposeOptions(shortlist=4))
+    assert not any(getattr(c, "kind", "") == "difference" for c in plain.options)
+
+
+def test_an_ordering_s_own_values_do_not_answer_a_question_asking_for_a_thing(films):
+    """"Which film did Ann Lee direct first": the shape asks for an ordering, and of the
+    orderings the one answering a film is taken over the first of the years."""
+    from qa.compose._choose import choose
+
+    store, index = films
+    reading = read_question(index, "which film did ann lee direct first")
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    film = next(c for c in candidates if c.stage == "superlative" and c.topic.label == "Ann Lee"
+                and c.ordering.ascending and c.hops == 1)
+    year = next(c for c in candidates if c.stage == "superlative value" and c.topic.label == "Ann Lee")
+    stages = frozenset({"superlative", "superlative value"})
+    picked = choose(MethodRun(ScriptedLLM(["yes"] * 2)), reading, [year, film], [1.2, 1.0],
+                    ComposeOptions(stages=stages))
+    assert picked.chosen is film and year.literal and not film.literal

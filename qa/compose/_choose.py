@@ -229,6 +229,10 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     for i in order:  # a comparison's kinds (earlier, the same, how far apart) are stages of their own
         kinds.setdefault((candidates[i].stage, candidates[i].hops, getattr(candidates[i], "kind", "")), i)
     seats = list(kinds.values())
+    if reading.form in ("number", "value"):
+        # the kinds that answer in the form asked are seated first ("how many years apart":
+        # the difference, not only which of the two is older)
+        seats = sorted(seats, key=lambda i: not has_form(candidates[i], reading.form))
     size = options.shortlist
     if options.stages:
         # the stages the shape asks for are seated first, each chain length of each (the
@@ -263,8 +267,11 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     fell = None  # recorded on every choice: a question composes more than once
     if fitting and best != max(range(len(shown)), key=lambda n: final[n]):
         fell = f"the question asks for a {reading.form}"
-    staged = [n for n in (fitting or range(len(shown))) if options.stages and shown[n].stage in options.stages]
-    if staged and shown[best].stage not in options.stages:
+    # an ordering's own values (the year of the oldest) answer only a question asking
+    # for a value: "what is the oldest film in Italian" asks for the film
+    staged = [n for n in (fitting or range(len(shown))) if options.stages and shown[n].stage in options.stages
+              and (reading.form != "entities" or not getattr(shown[n], "literal", False))]
+    if staged and best not in staged:
         best = max(staged, key=lambda n: final[n])
         fell = f"the question's shape asks for a {shown[best].stage}"
     run.record(step, fell_through=fell)
