@@ -779,3 +779,23 @@ def test_an_ordering_s_own_values_do_not_answer_a_question_asking_for_a_thing(fi
     picked = choose(MethodRun(ScriptedLLM(["yes"] * 2)), reading, [year, film], [1.2, 1.0],
                     ComposeOptions(stages=stages))
     assert picked.chosen is film and year.literal and not film.literal
+
+
+def test_a_comparing_question_asking_for_a_number_prefers_the_difference(films):
+    """"How far apart in years …" asks for a value and "how many years apart" for a
+    number: the difference answers both, and has the cue tie-break over the two years."""
+    from qa.compose._choose import has_form
+
+    store, index = films
+    for question, form in (("how far apart in years are Night Harbor and Salt Road", "value"),
+                           ("how many years apart were Night Harbor and Salt Road released", "number")):
+        reading = read_question(index, question)
+        assert reading.form == form and reading.compares
+        with store.reading():
+            candidates = enumerate_candidates(store, index.embed, reading)
+        apart = next(c for c in candidates if getattr(c, "kind", "") == "difference")
+        year = next(c for c in candidates if verbalize(c) == "what is the release year of Night Harbor")
+        assert has_form(apart, form) and apart.answers == ("19",)
+        plainly = rank(index.embed, reading, [apart, year], ComposeOptions(cue_weight=0.0))
+        cued = rank(index.embed, reading, [apart, year])
+        assert [round(b - a, 4) for a, b in zip(plainly, cued)] == [0.1, 0.0]

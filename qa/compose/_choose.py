@@ -141,7 +141,10 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
 def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCandidate],
          options: ComposeOptions = ComposeOptions()) -> list[float]:
     """Each candidate's score: its words against the question, its answers against what
-    the question asks for, and how sure the link of its topic is."""
+    the question asks for, and how sure the link of its topic is; and the cue tie-breaks
+    (an ordering's end, two roles, a denial, a named entity used, a comparison answering
+    in the form a comparing question asks for: "how many years apart" the difference, not
+    one of the two years)."""
     if not candidates:
         return []
     texts = [verbalize(c) for c in candidates]
@@ -158,6 +161,8 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
             + (options.cue_weight if asked and asked <= topic_roles(c) else 0.0)
             + (options.cue_weight if reading.denies and is_negation(c) else 0.0)
             + (options.cue_weight if name_ties(c, named) else 0.0)
+            + (options.cue_weight if reading.compares and reading.form != "entities" and isinstance(c, Comparison)
+               and has_form(c, reading.form) else 0.0)
             for c, t, a in zip(candidates, texts, answer_texts)]
 
 
@@ -282,6 +287,8 @@ def has_form(candidate, form: str) -> bool:
     """Whether ``candidate`` answers in ``form``: a value (years, numbers, dates, or things
     named by a time, "April 23"; not a count), a number (a count, one value, a difference), or anything for "entities"."""
     if form == "value":
+        if isinstance(candidate, Comparison):  # "how far apart in years": the difference
+            return candidate.kind in NUMBER_KINDS
         return isinstance(candidate, QueryCandidate) and not candidate.count and (
             candidate.literal or all(reads_as_value(a) for a in candidate.answers[:3]))
     if form == "number":
