@@ -80,9 +80,10 @@ def test_the_answer_form_is_read_from_the_question_and_checked():
 def test_a_value_is_a_literal_or_a_thing_named_by_a_time(answer, value, reads):
     """What a "when" question may be answered with: a literal, or an entity a store names
     by a day or a year (Freebase's "April 23", "1983 World Series")."""
-    from qa.steps._query_graph import reads_as_value
+    from qa.steps._values import answers_a_value, reads_as_value
 
     assert reads_as_value(answer, value) is reads
+    assert answers_a_value(["Assassination", answer], [None]) is reads  # values may be recorded for fewer
 
 
 # -- names, with or without brackets ---------------------------------------------------------

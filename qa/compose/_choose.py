@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 import math
 
 from ..steps._paths import PathScorer, path_text, relation_paths
-from ..steps._query_graph import reads_as_value
+from ..steps._values import reads_as_value
 from ._candidates import (EntityTie, QueryCandidate, conjunctions, core_candidates, counted, entity_ties, execute,
                           ordered_relations, orderings, span_ties, value_orderings, value_ties)
 from ._comparisons import COUNT_KINDS, NUMBER_KINDS, Comparison, comparisons
@@ -284,8 +284,9 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
 
 
 def has_form(candidate, form: str) -> bool:
-    """Whether ``candidate`` answers in ``form``: a value (years, numbers, dates, or things
-    named by a time, "April 23"; not a count), a number (a count, one value, a difference), or anything for "entities"."""
+    """Whether ``candidate`` answers in ``form``: a value (years, numbers, dates, things
+    named by a time such as "April 23", or a difference; not a count), a number (a count,
+    one value, a difference), or anything for "entities"."""
     if form == "value":
         if isinstance(candidate, Comparison):  # "how far apart in years": the difference
             return candidate.kind in NUMBER_KINDS

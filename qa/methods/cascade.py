@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from ..compose import compose_answer
-from ..steps._query_graph import reads_as_value
 from ..steps._result import Answer
+from ..steps._values import answers_a_value
 from ._base import MethodRun, QAContext, QAMethod
 
 # Refusals that mean "the store has no such thing": no fallback.
@@ -87,14 +87,13 @@ class CascadeMethod(QAMethod):
         reading = self.context.read(question)
         # a question asking when, answered with things none of which is a time ("when did
         # X die": a cause of death), is answered by the composed pick of that form
-        misfit = reading.form == "value" and not any(reads_as_value(a, v) for a, v in
-                                                     zip(first.answers, first.values or [None] * len(first.answers)))
+        misfit = reading.form == "value" and not answers_a_value(first.answers, first.values)
         if not (reading.may_constrain or misfit) or not first.answer_iris:
             return None
         picked = compose_answer(self.store, index, question, run, self.name, reading=reading)
         composed, stage = (picked.answer, picked.stage) if picked else (None, None)
-        if misfit and composed is not None and not composed.refused and any(
-                reads_as_value(a, v) for a, v in zip(composed.answers, composed.values or [None] * len(composed.answers))):
+        if misfit and composed is not None and not composed.refused and answers_a_value(composed.answers,
+                                                                                      composed.values):
             run.record("cascade", refined=True, form="value")
             return composed
         # a negated constraint, two roles at once or a comparison the model picked stands

@@ -286,18 +286,6 @@ def answer_form(question: str, shape_kind: str, yes_no: bool = False) -> str:
     return "entities"
 
 
-# a name that is a time: a year in it ("1983 World Series", "Miss USA 1993") or a day
-# ("April 23"): stores such as Freebase hold days and dated events as entities
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_TIME_NAME = re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b(?:{_MONTHS})\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b", re.I)
-
-
-def reads_as_value(answer: str, value: dict | None = None) -> bool:
-    """Whether an answer is a value a "when" or "what year" question may take: a literal
-    (its ``value`` is recorded), or an entity whose name is a time."""
-    return value is not None or bool(_TIME_NAME.search(answer))
-
-
 def form_fits(form: str, answers: Sequence[str], values: Sequence[dict | None], counted: bool) -> str | None:
     """Why an answer does not have ``form``, or None when it does: a "how many" question is
     never answered with a list, a "which/who/what" question never with a bare count."""
@@ -312,4 +300,4 @@ def form_fits(form: str, answers: Sequence[str], values: Sequence[dict | None], 
 
 
 __all__ = ["ValueConstraint", "EntityConstraint", "Grounded", "QueryGraph", "read_value_constraints",
-           "answer_form", "form_fits", "reads_as_value"]
+           "answer_form", "form_fits"]

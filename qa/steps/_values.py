@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from kgstore import date_text  # the one home of a date's text (kgstore writes its tables with it)
 
@@ -107,5 +107,24 @@ def is_date(lexical: str, datatype: str | None = None) -> bool:
     return datatype in _DATE_TYPES or datatype in _YEAR_TYPES or bool(_ISO_DATE.match(lexical.strip()))
 
 
+# a name that is a time: a year in it ("1983 World Series", "Miss USA 1993") or a day
+# ("April 23"): stores such as Freebase hold days and dated events as entities
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_TIME_NAME = re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b(?:{_MONTHS})\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\b",
+                        re.I)
+
+
+def reads_as_value(answer: str, value: dict | None = None) -> bool:
+    """Whether an answer is a value a "when" or "what year" question may take: a literal
+    (its ``value`` is recorded), or an entity whose name is a time."""
+    return value is not None or bool(_TIME_NAME.search(answer))
+
+
+def answers_a_value(answers: Sequence[str], values: Sequence[dict | None]) -> bool:
+    """Whether any of an answer's members (``answers``, with their ``values`` where
+    recorded) is a value: a literal or a thing named by a time."""
+    return any(reads_as_value(a, v) for a, v in zip(answers, list(values) + [None] * (len(answers) - len(values))))
+
+
 __all__ = ["LiteralValue", "literal_value", "date_text", "number_text", "comparable", "is_date",
-           "PRECISION_BY_WIKIBASE"]
+           "reads_as_value", "answers_a_value", "PRECISION_BY_WIKIBASE"]
