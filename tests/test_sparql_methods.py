@@ -137,6 +137,28 @@ def test_path_answers_are_read_against_the_question_without_its_topic(store):
         "where is the club that plays for")
 
 
+def test_a_relation_unlike_every_drafted_word_gains_nothing_from_the_cover():
+    """A path whose relations are all slightly opposite to the draft's words (cosines just
+    under zero, as "time zones" against "national flower") scores as no match; the F1's
+    denominator once fell to its floor there, and that path outscored every other by 10^5."""
+    import numpy as np
+    from qa.steps._paths import PathScorer, RelationPath, soft_f1
+
+    assert soft_f1(-0.02, -0.02) == soft_f1(0.0, 0.5) == 0.0 and soft_f1(0.5, 0.5) == 0.5
+    unit = {"question": [1.0, 0.0, 0.0], "national flower": [0.0, 1.0, 0.0],
+            "location time zones": [0.6, -0.02, 0.8], "official symbols": [0.6, 0.8, 0.0]}
+
+    def embed(texts):
+        rows = [np.array(unit.get(t, [1.0, 0.0, 0.0])) for t in texts]
+        return np.stack([r / np.linalg.norm(r) for r in rows])
+
+    scorer = PathScorer(embed, "question", ["national flower"], hops_hint=())
+    zones = RelationPath("Hawaii", "h", (("z", False),), ("location time zones",))
+    symbols = RelationPath("Hawaii", "h", (("s", False),), ("official symbols",))
+    far, near = scorer.scores([zones, symbols])
+    assert far < near < 3.0
+
+
 def test_a_relation_written_into_an_entity_name_is_read_as_the_first_hop(store):
     from qa.steps._resolution import entity_choices
 

@@ -285,8 +285,12 @@ class PathScorer:
             score = self.text_weight * float(text_v @ self.question_v)
             if self.words:
                 sims = self.words_v @ np.stack([self._label[label] for label in p.labels]).T
-                recall, precision = float(sims.max(axis=1).mean()), float(sims.max(axis=0).mean())
-                score += self.cover_weight * 2 * recall * precision / max(recall + precision, 1e-9)
+                # a cosine below zero is no match, not a negative one: unclamped, a recall and
+                # a precision both just under zero made the F1's denominator its floor, and a
+                # relation unlike every drafted word scored in the hundred thousands
+                recall = max(float(sims.max(axis=1).mean()), 0.0)
+                precision = max(float(sims.max(axis=0).mean()), 0.0)
+                score += self.cover_weight * soft_f1(recall, precision)
             ends = [(self.ends_v[0], p.labels[0]) if self.ends[0] else None,
                     (self.ends_v[1], p.labels[-1]) if self.ends[1] else None]
             ends = [float(v @ self._label[label]) for v, label in filter(None, ends)]
@@ -312,6 +316,11 @@ class PathScorer:
         vectors = self.embed([without_words(self.question, topic)] + present)
         sims = dict(zip(present, (vectors[1:] @ vectors[0]).tolist()))
         return [float(sims.get(t, 0.0)) for t in texts]
+
+
+def soft_f1(recall: float, precision: float) -> float:
+    """The harmonic mean of two match strengths in [0, 1]; 0 where either is 0."""
+    return 2 * recall * precision / (recall + precision) if recall > 0 and precision > 0 else 0.0
 
 
 def without_words(text: str, name: str) -> str:
