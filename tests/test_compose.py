@@ -138,6 +138,18 @@ def test_the_parts_of_a_name_the_store_lacks_name_nothing_else(films):
         ["Bo Park's brother"]).mentions[0].best.label == "Bo Park"
 
 
+def test_two_compared_names_a_draft_joined_into_one_are_each_kept(films):
+    _, index = films
+    # the draft wrote "[ENT: Harbor vs Glass River]", a name the store lacks; either side of
+    # the "vs" is a name of its own, and the one the store holds whole stays read
+    reading = read_question(index, "Night Harbor vs Glass River: which is newer?")
+    kept = reading.without_absent(["Harbor vs Glass River"])
+    assert {"Night Harbor", "Glass River"} <= {m.best.label for m in kept.mentions}
+    # without a word that compares, the joined name is one name the store lacks
+    assert "Glass River" not in {m.best.label for m in read_question(
+        index, "who directed Harbor Glass River").without_absent(["Harbor Glass River"]).mentions}
+
+
 def test_a_bracketed_name_the_store_lacks_links_to_nothing(films):
     _, index = films
     assert read_question(index, "Which films did [Zorblax Quintana] direct?").mentions == ()

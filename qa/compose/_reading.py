@@ -52,6 +52,8 @@ CONJUNCTION_CUES = frozenset("both also and".split())
 _ALL_CUES = (CUE_WORDS | ORDER_CUES | NEGATION_CUES | COMPARISON_CUES | LOWER_COMPARATIVES | HIGHER_COMPARATIVES
              | CONJUNCTION_CUES)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# the words that set two names against each other ("A vs B", "A or B")
+_JOINED = re.compile(r"\s+(?:vs\.?|versus|or)\s+", re.I)
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,11 @@ class QuestionReading:
         written as a possessive ("Angelina Jolie's brother", a draft's guess at the answer)
         is the name before its "'s": what follows says what of it is asked."""
         names = [re.split(r"['\u2019]s\b", n, maxsplit=1)[0] for n in names]
+        if self.compares:
+            # a draft that wrote two compared names as one ("[ENT: Cherry vs Transylvania]")
+            # lacks neither of them: each side of the word setting them against each other
+            # is a name of its own
+            names = [part for n in names for part in _JOINED.split(n)]
         absent = [set(_folded_words(n)) for n in names if n.strip()]
         if not absent:
             return self
