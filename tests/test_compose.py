@@ -523,6 +523,36 @@ def _in_shape(store_index, question, yes_to):
         return answer_in_shape(store, index, question, run, "test", chain), run
 
 
+def test_an_unsure_composed_ordering_answers_where_nothing_orders_the_chain(films):
+    # the model doubts every option (p 0.4): the ordering is not taken at once; the
+    # method's chain then finds nothing to order, and the first of Ann Lee's comedies the
+    # store composed answers "the oldest", not a refusal; an ordering the model denies
+    # (p 0.1) is not fallen back on
+    import math
+
+    from qa import Answer, Refusal
+    from qa.llm import Completion, TokenLogprobs
+    from qa.shapes import answer_in_shape
+
+    store, index = films
+
+    def doubt(p):
+        yes, no = math.log(p), math.log(1 - p)
+        return Completion("no", 10, 1, 0.01, [TokenLogprobs("no", no, {"yes": yes, "no": no}, {})], "stop")
+
+    def chain(text=None):
+        return Answer(question=text or "", method="test", refusal=Refusal("no_rows", "no query returned rows"))
+
+    question = "What is the oldest comedy Ann Lee directed?"
+    doubting, denying = MethodRun(ScriptedLLM([doubt(0.4)] * 9)), MethodRun(ScriptedLLM([doubt(0.1)] * 9))
+    with store.reading():
+        unsure = answer_in_shape(store, index, question, doubting, "test", chain)
+        denied = answer_in_shape(store, index, question, denying, "test", chain)
+    assert unsure.answers == ["Night Harbor"] and doubting.trace["shape"]["taken"] is False
+    assert doubting.trace["compose"]["stage"] == "constrained superlative"
+    assert denied.refused and "fallback" not in denying.trace["shape"]
+
+
 # a player's teams through roster nodes that hold when each began and ended, and nothing else
 SPANS = """</en/ida_vale> <name> "Ida Vale" .
 </en/ida_vale> </sports/pro_athlete/teams> _:s1 .

@@ -81,10 +81,13 @@ def _answer_shape(store, index, reading: ShapeReading, graph: QueryGraph, run, m
     # in Danish"): orderings are composed candidates too; one composing serves both
     stages = ((COMPARISON_STAGES if compared and shape.kind in ("chain", "count", "superlative") else frozenset())
               | (ORDERING_STAGES if shape.kind == "superlative" else frozenset()))
+    unsure = None  # an ordering the model picked but was unsure of
     if stages:
-        answer = composed(store, index, reading.composing(), run, method, timeout_s, stages, graph.answer_form)
-        if answer is not None:
+        answer, taken = composed_pick(store, index, reading.composing(), run, method, timeout_s, stages,
+                                      graph.answer_form)
+        if taken:
             return answer
+        unsure = answer if shape.kind == "superlative" else None
 
     def constrained(text: str | None = None) -> Answer:
         """The chain asked without its value constraints, then constrained by them and by
@@ -144,7 +147,7 @@ def _answer_shape(store, index, reading: ShapeReading, graph: QueryGraph, run, m
                              meant=counted.meant)
         return count_answer(store, counted, run, timeout_s=timeout_s)
     if shape.kind == "superlative":
-        return _superlative(store, index, reading, method, run, constrained, timeout_s)
+        return _superlative(store, index, reading, method, run, constrained, timeout_s, unsure=unsure)
     answer = constrained()
     if shape.kind == "chain" and not answer.refused and any(isinstance(g.constraint, ValueConstraint)
                                                             for g in graph.dropped):
@@ -205,6 +208,8 @@ COMPARISON_STAGES = frozenset({"comparison"})
 ORDERING_STAGES = frozenset({"superlative", "constrained superlative", "superlative value"})
 # and a constant the question writes, compared with a value on the chain's nodes
 VALUE_STAGES = frozenset({"value constraint", "time span"})
+# below this the model denies a composed pick rather than doubts it: no fallback for a shape
+UNSURE_FLOOR = 0.25
 
 
 def composed(store, index, reading: "QuestionReading", run, method: str, timeout_s: float, stages: frozenset[str],
@@ -212,6 +217,15 @@ def composed(store, index, reading: "QuestionReading", run, method: str, timeout
     """The answer of the query graph the model picks among the store's composed candidates
     (:mod:`qa.compose`; only the comparisons of two named things with ``comparisons_only``)
     when its stage is one of ``stages`` and its answer has the question's ``form``, else None."""
+    answer, taken = composed_pick(store, index, reading, run, method, timeout_s, stages, form,
+                                  comparisons_only=comparisons_only)
+    return answer if taken else None
+
+
+def composed_pick(store, index, reading: "QuestionReading", run, method: str, timeout_s: float,
+                  stages: frozenset[str], form: str, *, comparisons_only: bool = False) -> tuple[Answer | None, bool]:
+    """(the composed pick's answer, whether it is taken): :func:`composed`, with the pick
+    the model was unsure of kept for a caller whose own reading may find nothing better."""
     from ..compose import ComposeOptions, compose_answer
 
     # the shape says which stages answer it: the pick falls through to the best of those
@@ -227,11 +241,13 @@ def composed(store, index, reading: "QuestionReading", run, method: str, timeout
     # shape's own reading stands where it is unsure; the first of the values themselves (a
     # year) answers only a question asking for a value
     answer = picked.answer if picked else None
-    taken = (answer is not None and not answer.refused and picked.stage in stages and picked.p >= 0.5
-             and not (picked.stage == "superlative value" and form != "value")
-             and form_fits(form, answer.answers, answer.values, False) is None)
+    fits = (answer is not None and not answer.refused and picked.stage in stages
+            and not (picked.stage == "superlative value" and form != "value")
+            and form_fits(form, answer.answers, answer.values, False) is None)
+    taken = fits and picked.p >= 0.5
     run.record("shape", composed=picked.stage if picked else None, taken=taken)
-    return answer if taken else None
+    # a pick of another stage or form, or one the model denied, is nothing to fall back on
+    return (answer if fits and picked.p >= UNSURE_FLOOR else None), taken
 
 
 def _checked_form(answer: Answer, graph: QueryGraph, run) -> Answer:
@@ -249,12 +265,19 @@ def _checked_form(answer: Answer, graph: QueryGraph, run) -> Answer:
                   refusal=Refusal("wrong_form", f"the answer found does not fit the question: {wrong}"))
 
 
-def _superlative(store, index, reading: ShapeReading, method: str, run, chain, timeout_s: float):
-    """The chain asked without the superlative, its answers ordered by it."""
+def _superlative(store, index, reading: ShapeReading, method: str, run, chain, timeout_s: float, *,
+                 unsure: Answer | None = None):
+    """The chain asked without the superlative, its answers ordered by it; where nothing
+    the store holds orders them, the composed ordering the model was ``unsure`` of (the
+    first of X's films in Dutch at p 0.495 answers "the oldest" better than all of them)."""
     run.record("shape", chain_question=reading.plain)
     answers = chain(reading.plain)
     answers.question = reading.question
-    return answer_superlative(store, index, reading, answers, method, run, timeout_s=timeout_s)
+    ordered = answer_superlative(store, index, reading, answers, method, run, timeout_s=timeout_s)
+    if ordered is answers and unsure is not None and len(answers.answers) != 1:
+        run.record("shape", fallback="the composed ordering: nothing orders the chain's answers")
+        return unsure
+    return ordered
 
 
 __all__ = ["answer_in_shape", "read_shape", "ShapeReading", "without_modifiers", "answer_against_constant", "entity_constraints", "detect_shape", "QuestionShape", "question_mentions", "Mention",
