@@ -734,7 +734,7 @@ def test_an_option_using_a_name_the_question_writes_is_judged_as_the_plainer_one
     Ann Lee's films" (which leaves "Comedy" unused) above the option tied to Comedy; that
     option inherits the judgement of the one it narrows by the tie alone, and the feature for
     a written name used lets the encoder decide between the two."""
-    from qa.compose._choose import name_ties, named_dominance
+    from qa.compose._choose import name_ties, named_dominance, names_used
 
     store, index = films
     from dataclasses import replace
@@ -757,6 +757,10 @@ def test_an_option_using_a_name_the_question_writes_is_judged_as_the_plainer_one
     assert named_dominance([plain, tied], [0.9, 0.2], lower.written_names) == [0.9, 0.2]
     with_name, without = rank(index.embed, reading, [plain, tied]), rank(index.embed, lower, [plain, tied])
     assert with_name[1] - with_name[0] > without[1] - without[0]
+    # and judged alike, the option that leaves the name unused never ends above the one
+    # that uses it, however the encoder reads the two
+    assert names_used([plain, tied], [2.5, 2.4], reading.written_names) == [2.4 - 1e-3, 2.4]
+    assert names_used([plain, tied], [2.5, 2.4], lower.written_names) == [2.5, 2.4]
 
 
 def test_a_pick_falls_through_to_the_stage_the_shape_asks_for(films):

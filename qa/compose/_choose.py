@@ -189,6 +189,23 @@ def named_dominance(shown: Sequence, weighed: Sequence[float], named: frozenset[
     return out
 
 
+def names_used(shown: Sequence, final: Sequence[float], named: frozenset[str]) -> list[float]:
+    """``final`` with each option that leaves a name the question writes unused placed just
+    below the shown option that narrows it by that name's tie (STAGG: use every entity the
+    question names). Judged alike (:func:`named_dominance`), the two are told apart by the
+    encoder alone, which may read "the newest of X's films" a hair closer to "the newest of
+    X's films in German" than the option that reads "German"."""
+    out = list(final)
+    texts = {verbalize(c): n for n, c in enumerate(shown)}
+    for n, c in enumerate(shown):
+        ties = name_ties(c, named)
+        if ties:
+            plainer = texts.get(verbalize(replace(c, ties=tuple(t for t in c.ties if t not in ties))))
+            if plainer is not None:
+                out[plainer] = min(out[plainer], final[n] - 1e-3)
+    return out
+
+
 def is_negation(candidate) -> bool:
     """Whether ``candidate`` keeps the answers that lack a tie (a negation): a tie-break for
     a question that denies ("not", "other than", "aren't"), which the encoder reads as if
@@ -268,6 +285,8 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     weighed = (named_dominance(shown, inherited(shown, judged, fitting), reading.written_names)
                if options.inherit_core else judged)
     final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, weighed)]
+    if options.inherit_core:
+        final = names_used(shown, final, reading.written_names)
     best = max(fitting or range(len(shown)), key=lambda n: final[n])
     fell = None  # recorded on every choice: a question composes more than once
     if fitting and best != max(range(len(shown)), key=lambda n: final[n]):
