@@ -507,6 +507,36 @@ def test_the_question_is_read_once_by_the_cascade_its_draft_and_its_composing(fi
     assert cascade.context._readings == {}
 
 
+def test_a_method_that_builds_queries_falls_back_on_the_composed_query_graph(films):
+    """The step the methods that build queries share (pgmr, memq, queryagent): a refusal of
+    the method's own query is followed by the composed pick; a name the store lacks is not,
+    nor is a method run inside another's answer (the cascade composes around it)."""
+    from qa import Answer, Refusal
+    from qa.methods._base import QAMethod
+
+    class Refusing(QAMethod):
+        name, description, composes = "refusing", "refuses with the reason it is given", True
+
+        def __init__(self, context, reason):
+            super().__init__(context)
+            self.reason = reason
+
+        def _answer(self, question, run, *, allow_parametric):
+            return Answer(question=question, method=self.name, refusal=Refusal(self.reason, "its own query"))
+
+    store, _ = films
+    question = "which films did ann lee direct"
+
+    def method(reason):
+        return Refusing(QAContext(store=store, llm=ScriptedLLM([judge(r"^Ann Lee directed what$")] * 6)), reason)
+
+    composed = method("no_rows").answer(question)
+    assert set(composed.answers) == {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"}
+    assert composed.trace["composed"]["after"] == "no_rows" and composed.method == "refusing"
+    assert method("not_in_store").answer(question).refused
+    assert method("no_rows").answer(question, in_shape=False).refused
+
+
 # -- the shapes take composed comparisons and orderings ---------------------------------------
 def _in_shape(store_index, question, yes_to):
     """``question`` answered in its shape with a model that says yes to the composed option

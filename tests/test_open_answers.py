@@ -132,7 +132,9 @@ def test_a_renown_question_whose_subject_is_not_named_as_written_is_handed_to_th
 
 def test_a_precise_question_keeps_its_methods_path(demo_store):  # noqa: F811
     assert read_open("Which countries does the Andes cover?") is None
-    llm = ScriptedLLM(["```sparql\nSELECT ?x WHERE { [ENT: Andes] [REL: country] ?x }\n```"] * 4)
+    draft = "```sparql\nSELECT ?x WHERE { [ENT: Andes] [REL: country] ?x }\n```"
+    # a refusal of the draft's query is followed by the composed query graph, which the model judges
+    llm = ScriptedLLM([lambda m: "no" if m[-1]["content"].endswith("(yes or no)?") else draft] * 12)
     with Store.open(demo_store, read_only=True) as store:
         result = make_method("pgmr", QAContext(store, llm)).answer("Which countries does the Andes cover?")
     assert result.method == "pgmr" and result.text is None and "reading" not in result.trace

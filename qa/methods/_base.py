@@ -20,6 +20,10 @@ from ..steps._result import Answer, Refusal, TokenUsage
 from ..steps._retrieval import question_names_not_held
 
 
+# refusals that mean "the store has no such thing": nothing composed would find it either,
+# and a namesake's facts would only mislead
+FINAL_REFUSALS = frozenset({"not_in_store"})
+
 _INDEX_NOUNS = {"triples": "triple", "entities": "entity", "relations": "relation", "statements": "statement memory",
                 "uris": "URI memory"}
 
@@ -113,6 +117,10 @@ class QAMethod(ABC):
     # store does not hold (qa.steps._retrieval.question_names_not_held); the methods that
     # link names to build queries do
     checks_names: ClassVar[bool] = False
+    # whether a refusal of the method's own query is followed by the query graph composed
+    # from the store (qa.compose): the methods that build queries share that step, so their
+    # draft is never the only road; a cascade composes around the method it runs
+    composes: ClassVar[bool] = False
 
     def __init__(self, context: QAContext):
         self.context = context
@@ -163,11 +171,29 @@ class QAMethod(ABC):
             run.record("names", not_held=absent)
             return self.refuse(question, run, "not_in_store",
                                f"not in the store: no entity is named {absent[0]!r}", allow_parametric)
+        # run inside another method (in_shape=False), the caller composes around it
+        composing = self.composes and in_shape is not False
         if self.shapes if in_shape is None else in_shape:
             return answer_in_shape(self.store, self.context.get_index(), question, run, self.name,
-                                   lambda text: self._answer(text, run, allow_parametric=allow_parametric),
+                                   lambda text: self._answer_or_composed(text, run, allow_parametric, composing),
                                    read=self.context.read)
-        return self._answer(question, run, allow_parametric=allow_parametric)
+        return self._answer_or_composed(question, run, allow_parametric, composing)
+
+    def _answer_or_composed(self, question: str, run: MethodRun, allow_parametric: bool, composing: bool) -> Answer:
+        """The method's answer; where it refused for want of a query that answers (not for a
+        name the store lacks), the query graph the model picks among the store's composed
+        candidates, when one answers (trace ``composed``)."""
+        answer = self._answer(question, run, allow_parametric=allow_parametric)
+        if not (composing and answer.refused and answer.refusal.reason not in FINAL_REFUSALS):
+            return answer
+        from ..compose import compose_answer  # composing builds on the methods' steps
+
+        picked = compose_answer(self.store, self.context.get_index(), question, run, self.name,
+                                reading=self.context.read(question))
+        if picked is None or picked.answer.refused:
+            return answer
+        run.record("composed", after=answer.refusal.reason, stage=picked.stage, p=picked.p)
+        return picked.answer
 
     def refuse(self, question: str, run: MethodRun, reason: str, message: str, allow_parametric: bool) -> Answer:
         """No answer from the store: the refusal, or with ``allow_parametric`` the model's own."""

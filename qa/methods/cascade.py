@@ -17,10 +17,7 @@ import re
 from ..compose import compose_answer
 from ..steps._result import Answer
 from ..steps._values import answers_a_value
-from ._base import MethodRun, QAContext, QAMethod
-
-# Refusals that mean "the store has no such thing": no fallback.
-FINAL_REFUSALS = frozenset({"not_in_store"})
+from ._base import FINAL_REFUSALS, MethodRun, QAContext, QAMethod
 
 
 class CascadeMethod(QAMethod):

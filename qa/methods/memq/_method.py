@@ -65,6 +65,7 @@ class MemQMethod(QAMethod):
     index_kinds = ("entities", "uris", "statements")
     shapes = True
     checks_names = True
+    composes = True
 
     def __init__(self, context: QAContext, *, gamma1: float = DEFAULT_GAMMA1, gamma2: float = DEFAULT_GAMMA2,
                  threshold: float = DEFAULT_THRESHOLD, examples: int = 4, recall_k: int = 8, max_union: int = 4,

@@ -73,6 +73,7 @@ class PGMRMethod(QAMethod):
     index_kinds = ("entities", "uris", "relations")
     shapes = True
     checks_names = True
+    composes = True
 
     def __init__(self, context: QAContext, *, threshold: float = DEFAULT_THRESHOLD,
                  relation_threshold: float = DEFAULT_RELATION_THRESHOLD, examples: int = 4, candidates: int = 3,

@@ -80,6 +80,7 @@ class QueryAgentMethod(QAMethod):
     index_kinds = ("entities",)
     shapes = True
     checks_names = True
+    composes = True
 
     def __init__(self, context: QAContext, *, correction: bool = True, max_steps: int = 7, relations_k: int = 40,
                  entities: int = 3, example_hops: int = 2, step_tokens: int = 90, timeout_s: float = 5.0,
