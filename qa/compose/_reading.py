@@ -151,6 +151,25 @@ class QuestionReading:
                 kept.append(replace(m, entities=entities))
         return replace(self, mentions=tuple(kept))
 
+    def about(self, names: Sequence[str]) -> "QuestionReading":
+        """The reading with only the mentions that are where ``names`` are written: a name
+        the store was found to lack, read here as typed ("Australian" as "australians",
+        "obiwan" as "obi wan"). Composing after such a refusal is to find that name; a
+        mention elsewhere in the question ("movies" as *Movie Movie*, "Her" of a renamed
+        title) would answer a question about something else. A draft's variable
+        ("[ENT: name ?king]") names nothing, and restricts nothing."""
+        wanted = [n for n in names if n.strip() and "?" not in n]
+        if not wanted:
+            return self
+        words = {w for n in wanted for w in _folded_words(n) if w not in _FUNCTION_WORDS}
+        letters = ["".join(_folded_words(n)) for n in wanted]
+
+        def where(m: Mention) -> bool:
+            own = "".join(_folded_words(m.text))
+            return bool(words & set(_folded_words(m.text))) or any(own in n or n in own for n in letters if own)
+
+        return replace(self, mentions=tuple(m for m in self.mentions if where(m)))
+
     @property
     def written_names(self) -> frozenset[str]:
         """The entities the question names: bracketed, or past its first word written as

@@ -57,8 +57,13 @@ class CascadeMethod(QAMethod):
         if first.refused and self.compose and not self.compose_first:
             # a name the draft wrote that the store lacks is not found again in its parts
             absent = tuple(re.findall(r"\[ENT: ([^\]]+)\] found nothing", first.refusal.message or ""))
+            reading = self.context.read(question)
+            if first.refusal.reason in FINAL_REFUSALS:
+                # a name the store lacks is looked for as typed, where it is written; the
+                # question's other words ("movies") would answer about something else
+                reading = reading.about(absent)
             picked = compose_answer(self.store, self.context.get_index(), question, run, self.name,
-                                    reading=self.context.read(question), absent=absent)
+                                    reading=reading, absent=absent)
             if picked is not None and not picked.answer.refused:
                 run.record("cascade", composed=True)
                 return picked.answer
