@@ -139,6 +139,20 @@ def ceiling(name: str, rows: list[dict]) -> list[str]:
         lines.append(f"- gold count: {worded} of {len(counts)} questions write a count word "
                      f"(how many, how much, number of, count, amount of, how often): at most "
                      f"{worded / len(counts):.2f} can be read as counts from their words.")
+    # agreement on the questions whose words carry their shape: counts that write a count
+    # word, constraints with a constraint cue, chains with none (issue 49's acceptance)
+    carried = [r for r in counts if _COUNT_WORDS.search(r["question"])]
+    carried += [r for r in rows if r["gold"] == "constraint" and constraint_cue(r["question"]) != "none"]
+    carried += [r for r in rows if r["gold"] == "chain" and constraint_cue(r["question"]) == "none"]
+    for shape in ("count", "constraint", "chain"):
+        these = [r for r in carried if r["gold"] == shape]
+        if these:
+            agreed = sum(r["ok"] for r in these)
+            lines.append(f"- gold {shape} whose words carry it: {agreed} of {len(these)} read so "
+                         f"({agreed / len(these):.2f})")
+    if carried:
+        agreed = sum(r["ok"] for r in carried)
+        lines.append(f"- all whose words carry their shape: {agreed} of {len(carried)} ({agreed / len(carried):.2f})")
     cues = Counter((constraint_cue(r["question"]), r["gold"]) for r in rows if r["gold"] in ("constraint", "chain"))
     if cues:
         lines += ["", "| cue in the words | gold constraint | gold chain |", "|---|---:|---:|"]
