@@ -179,13 +179,8 @@ def named_dominance(shown: Sequence, weighed: Sequence[float], named: frozenset[
     German" as "the newest of X's films" and prefers the plainer, which leaves "German"
     unused; between the two the encoder decides, and it reads the name."""
     out = list(weighed)
-    texts = {verbalize(c): n for n, c in enumerate(shown)}
-    for n, c in enumerate(shown):
-        ties = name_ties(c, named)
-        if ties:
-            plainer = texts.get(verbalize(replace(c, ties=tuple(t for t in c.ties if t not in ties))))
-            if plainer is not None:
-                out[n] = max(out[n], weighed[plainer])
+    for n, plainer in plainer_options(shown, named):
+        out[n] = max(out[n], weighed[plainer])
     return out
 
 
@@ -196,14 +191,23 @@ def names_used(shown: Sequence, final: Sequence[float], named: frozenset[str]) -
     encoder alone, which may read "the newest of X's films" a hair closer to "the newest of
     X's films in German" than the option that reads "German"."""
     out = list(final)
+    for n, plainer in plainer_options(shown, named):
+        out[plainer] = min(out[plainer], final[n] - 1e-3)
+    return out
+
+
+def plainer_options(shown: Sequence, named: frozenset[str]) -> list[tuple[int, int]]:
+    """(n, m) for each option ``n`` shown that ties to a name the question writes, and the
+    shown option ``m`` it narrows by those ties alone."""
     texts = {verbalize(c): n for n, c in enumerate(shown)}
+    pairs = []
     for n, c in enumerate(shown):
         ties = name_ties(c, named)
         if ties:
             plainer = texts.get(verbalize(replace(c, ties=tuple(t for t in c.ties if t not in ties))))
             if plainer is not None:
-                out[plainer] = min(out[plainer], final[n] - 1e-3)
-    return out
+                pairs.append((n, plainer))
+    return pairs
 
 
 def is_negation(candidate) -> bool:
