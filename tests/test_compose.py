@@ -159,6 +159,11 @@ def test_after_a_name_the_store_lacks_only_where_it_is_written_is_read(films):
     assert {m.best.label for m in reading.about(["Ann Lee"]).mentions} == {"Ann Lee"}
     assert {m.best.label for m in reading.about(["AnnLee"]).mentions} == {"Ann Lee"}
     assert reading.about(["Zorblax Quintana"]).mentions == ()
+    # a letter is inside any name: a mention "O" locates no "O'Malley", only an "O"
+    from dataclasses import replace
+
+    letter = replace(reading, mentions=(replace(reading.mentions[0], text="O"),))
+    assert letter.about(["O'Malley"]).mentions == () and len(letter.about(["O"]).mentions) == 1
     # a draft's variable names nothing
     assert reading.about(["name ?director"]).mentions == reading.mentions
 

@@ -166,7 +166,10 @@ class QuestionReading:
 
         def where(m: Mention) -> bool:
             own = "".join(_folded_words(m.text))
-            return bool(words & set(_folded_words(m.text))) or any(own in n or n in own for n in letters if own)
+            # a name written joined ("obiwan" of "obi wan") holds the other's letters; a
+            # letter or two ("O" of "O'Malley") is inside any name, and locates nothing
+            return bool(words & set(_folded_words(m.text))) or any(
+                own == n or (min(len(own), len(n)) >= 4 and (own in n or n in own)) for n in letters if own)
 
         return replace(self, mentions=tuple(m for m in self.mentions if where(m)))
 
