@@ -505,6 +505,40 @@ def test_a_round_trip_asked_for_the_sharers_is_two_hops_whatever_else_the_draft_
     assert star.trip_hops == 2
     chained = ChainDraft(("directed by", "directed by", "has genre"), 3, ("directed by", "has genre"))
     assert chained.trip_hops == 3  # not known to ask for the sharers: one hop on from them
+    # the star counts as one only where the question asks for the sharers themselves
+    assert star.trip_hops_for("Which films share a director with [Dark Habits]?") == 2
+    assert star.trip_hops_for("the films that share directors with [X] were released in which years") == 3
+
+
+def test_something_of_the_others_may_be_one_hop_past_the_trip_the_draft_wrote():
+    from qa.steps._path_grounding import ChainDraft, trip_lengths
+
+    one_relation = ChainDraft(("directed by", "directed by"), 2, ("directed by", "directed by"))
+    # a draft that folds "the genres of the films that share" into one step is a hop short
+    assert trip_lengths("the films that share directors with Black Snake Moan were in which genres",
+                        one_relation) == (2, 3)
+    # the others themselves are the trip the draft says
+    assert trip_lengths("Which films share a director with [Dark Habits]?", one_relation) == (2, 2)
+    assert trip_lengths("which other films did the director of Popeye make", one_relation) == (2, 2)
+
+
+def test_a_trip_past_the_drafts_length_stands_only_where_it_leads():
+    from types import SimpleNamespace
+
+    from qa.steps._path_grounding import PathGrounder
+
+    def runs(*hops):  # ranked best first: (hops, round trip)
+        return [SimpleNamespace(path=SimpleNamespace(hops=h, round_trip=t)) for h, t in hops]
+
+    # the languages of the films that share directors: the three-hop trip leads
+    leading = runs((3, True), (2, True), (1, False))
+    assert PathGrounder.trips_in_reach(leading, [0, 1, 2], 2, 3) == ([0, 1], True)
+    # the director's other films: the two-hop trip leads, and the longer one is dropped
+    trailing = runs((2, True), (3, True), (1, False))
+    assert PathGrounder.trips_in_reach(trailing, [0, 1, 2], 2, 3) == ([0], False)
+    # no trip of the draft's length: longer ones, then any path
+    assert PathGrounder.trips_in_reach(runs((1, False), (3, True)), [0, 1], 2, 2) == ([1], False)
+    assert PathGrounder.trips_in_reach(runs((1, False)), [0], 2, 3) == ([0], False)
 
 
 def test_a_chain_that_stops_on_mediators_walks_on_to_what_they_hold(performances):

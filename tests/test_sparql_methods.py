@@ -28,7 +28,7 @@ def store(demo_store):
 
 
 def ask(store, responses, method, question=QUESTION, **params):
-    if method == "pgmr":  # the model's reading of the paths is scripted only where a test says so
+    if method in ("pgmr", "memq"):  # the model's reading of the paths is scripted only where a test says so
         params.setdefault("read_answers", False)
     llm = ScriptedLLM(responses)
     result = make_method(method, QAContext(store=store, llm=llm), **params).answer(question)
@@ -384,6 +384,31 @@ def test_plan_parse_and_bracketing_of_the_question_entities():
     assert fixed.steps[0].text == "what countries the [Andes] cover" and fixed.entities == ["Andes"]
     with pytest.raises(PlanSyntaxError, match="not assigned by any Find step"):
         parse_plan("1. Find the capital of [Peru], assign it to ?c.\n2. The answer is ?x.")
+
+
+def test_bracketing_takes_the_best_linked_name_the_step_writes_even_misspelt():
+    from qa.methods.memq._plan import bracket_names
+
+    # "director" names a tag too, and is the longer word: the better-linked name wins
+    popeye = parse_plan("1. Find the director of Popeye, assign it to ?d.\n2. The answer is ?d.")
+    assert bracket_names(popeye, ["Popeye", "director"]).entities == ["Popeye"]
+    # the model misspelt the name: it is bracketed as the question writes it, not "together"
+    typo = parse_plan("1. Find who starred together with Yaiel Abecassis, assign it to ?a.\n2. The answer is ?a.")
+    fixed = bracket_names(typo, ["Yaël Abecassis", "Together"])
+    assert fixed.entities == ["Yaël Abecassis"] and fixed.steps[0].text == "who starred together with [Yaël Abecassis]"
+    # a short name is only taken as written ("Popeye" is not "people")
+    people = parse_plan("1. Find the people of the film, assign it to ?p.\n2. The answer is ?p.")
+    assert bracket_names(people, ["Popeye"]).entities == []
+
+
+def test_a_plan_counts_its_steps_from_the_named_entity_as_one_hop():
+    twice = parse_plan("1. Find [The Couch Trip] directed by what, assign it to ?d.\n"
+                       "2. Find what directed [The Couch Trip], assign it to ?d.\n"
+                       "3. Find which movies share the same director of ?d, assign it to ?m.\n4. The answer is ?m.")
+    assert (twice.chain_hops, twice.off_anchor) == (2, 1)
+    chain = parse_plan("1. Find [X] directed by what, assign it to ?d.\n2. Find ?d directed what, assign it to ?f.\n"
+                       "3. Find the genre of ?f, assign it to ?g.\n4. The answer is ?g.")
+    assert (chain.chain_hops, chain.off_anchor) == (3, 2)
 
 
 def test_examples_are_real_paths_scored_hop_by_hop():

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from . import _sparql_build as sb
@@ -45,6 +45,13 @@ class ChainDraft:
         is the first hop from X)."""
         return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var,
                           None if self.off_anchor is None else self.off_anchor + 1)
+
+    def trip_hops_for(self, question: str) -> int:
+        """:attr:`trip_hops` for ``question``: a draft that is a star counts as one only
+        where the question asks for the things that share ("which films share a director
+        with X"); where it asks for something of theirs ("… were released when") the hops
+        the draft wrote stand."""
+        return (self if asks_for_the_sharers(question) else replace(self, off_anchor=None)).trip_hops
 
     @property
     def trip_hops(self) -> int:
@@ -139,17 +146,19 @@ class PathGrounder:
             if named:
                 run.record(step, trip_cue_in_relation=named)
                 trip = False
-        trip_hops = 2 if asks_for_others(question) else draft.trip_hops
+        trip_hops, longest = trip_lengths(question, draft)
         if trip:
             # "the director of X also directed …": the answer is back where X is, so the
             # round trips compete even when the draft's words fit the way out better
             # (those of the trip's length first: longer trips that go on from the others are
             # many, and would crowd out the trip along the role the question names)
-            trips = [i for i in sorted(range(len(paths)), key=lambda i: (paths[i].hops != trip_hops, -scores[i]))
+            trips = [i for i in sorted(range(len(paths)),
+                                       key=lambda i: (not trip_hops <= paths[i].hops <= longest, -scores[i]))
                      if paths[i].round_trip]
             chosen += [i for i in trips[:self.options] if i not in chosen]
-            # a trip one hop longer than the draft mostly goes on from the others to what
-            # they share ("the director of X also directed …" answered with the director)
+            # the reading sees the trips of the draft's length: a longer one mostly goes on
+            # from the others to what they share ("the director of X also directed …"
+            # answered with the director), and the model marks that first
             read_hops = trip_hops
         if reading:
             chosen += [i for i in best_per_last_step(paths, scores, self.read_paths, max_hops=read_hops)
@@ -163,11 +172,12 @@ class PathGrounder:
                    "answers": runs[k].answers, **({"error": runs[k].error} if runs[k].error else {})}
                   for k in order]
         ranked = [k for k in order if runs[k].rows]
+        further = False
         if trip:
-            # only round trips of the draft's trip length ("the languages of the films whose
-            # directors also directed X" goes one hop on from the director's films), else longer
-            trip_runs = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= trip_hops]
-            ranked = [k for k in trip_runs if runs[k].path.hops <= read_hops] or trip_runs or ranked
+            # only round trips of the draft's trip length, or one hop on where the question asks
+            # for something of the others ("the languages of the films whose directors also
+            # directed X" goes one hop on from the director's films), else longer
+            ranked, further = self.trips_in_reach(runs, ranked, trip_hops, longest)
         # after the trips are told apart: a long walk leading every shorter path is no reason
         # to leave the trip the question asks for ("films by the same director as X" answered
         # with those films' actors)
@@ -178,7 +188,9 @@ class PathGrounder:
         shown = ranked[:self.options]
         pick = shown[choose([runs[k].path for k in shown]) if choose and len(shown) > 1 else 0]
         readable = [k for k in ranked if len(runs[k].path.steps) <= read_hops]
-        if reading and readable:
+        if trip and further:
+            run.record(step, further_trip=runs[pick].path.hops)
+        elif reading and readable:
             pick = self.read_answers(question, [runs[k] for k in readable], run, step=step, default=pick,
                                      ids=readable, first_mark=trip)
         named_trip = self.draft_trip(runs, ranked, pick, draft) if trip else pick
@@ -201,6 +213,21 @@ class PathGrounder:
                    chosen=order.index(pick) + 1 if led else ranked.index(pick) + 1,
                    final_query=chosen.built.render(), **({"long_lead": True} if led else {}))
         return chosen.built, chosen.rows
+
+    @staticmethod
+    def trips_in_reach(runs: Sequence[PathRun], ranked: Sequence[int], trip_hops: int,
+                       longest: int) -> tuple[list[int], bool]:
+        """The ranked runs a trip question chooses among, and whether the best of them is a
+        trip past the draft's length. Round trips of ``trip_hops``; a trip up to
+        ``longest`` only where it leads every trip of the draft's length, question and
+        answers read by the encoder ("what languages are the films that share directors
+        with X in": the languages, not the films); else longer trips, else any path."""
+        trip_runs = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= trip_hops]
+        in_reach = [k for k in trip_runs if runs[k].path.hops <= longest]
+        further = bool(in_reach) and runs[in_reach[0]].path.hops > trip_hops
+        if not further:
+            in_reach = [k for k in in_reach if runs[k].path.hops <= trip_hops]
+        return (in_reach or trip_runs or list(ranked)), further
 
     @staticmethod
     def draft_trip(runs: Sequence[PathRun], ranked: Sequence[int], pick: int, draft: ChainDraft) -> int:
@@ -324,6 +351,19 @@ class PathGrounder:
         return PathRun(path, score, built, rows, error, terms)
 
 
+def trip_lengths(question: str, draft: ChainDraft) -> tuple[int, int]:
+    """The shortest and the longest round trip that answer ``question`` as ``draft`` wrote it.
+    The others themselves ("which films share a director with X", "which other films did
+    X's director make") are the trip the draft says, or two hops. Something of theirs ("the
+    films that share directors with X were in which genres") is that trip or one hop on: a
+    draft that folds "the genres of the films that share" into one step is a hop short, and
+    the store's paths, not the count of steps written, say how far the answer is."""
+    if asks_for_others(question):
+        return 2, 2
+    hops = draft.trip_hops_for(question)
+    return hops, hops if asks_for_the_sharers(question) else hops + 1
+
+
 def marks_fit(answers: set[str], marked: set[str], first: str | None) -> tuple[bool, float, int]:
     """How well a path's answers fit the model's marks, to compare paths by: holds the first
     mark, then F1 between the answers and the marks, then how many marks it holds."""
@@ -444,5 +484,5 @@ def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n
     return list(best.values())[:n]
 
 
-__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser", "best_per_last_step", "asks_round_trip",
+__all__ = ["ChainDraft", "PathRun", "PathGrounder", "Chooser", "best_per_last_step", "asks_round_trip", "trip_lengths",
            "asks_for_the_sharers", "asks_for_others"]

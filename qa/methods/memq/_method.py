@@ -43,7 +43,7 @@ from ...steps._examples import store_examples
 from ...steps._path_grounding import ChainDraft, PathGrounder
 from ...steps._resolution import entity_choices, weak_choice
 from ...steps._result import Answer
-from ...steps._retrieval import StatementMemory, question_entities, search_statements
+from ...steps._retrieval import StatementMemory, search_statements
 from ...steps._retry import generate_checked, parse_or_retry
 from .._base import MethodRun, QAContext, QAMethod
 from ..pgmr import DEFAULT_THRESHOLD
@@ -71,7 +71,7 @@ class MemQMethod(QAMethod):
                  threshold: float = DEFAULT_THRESHOLD, examples: int = 4, recall_k: int = 8, max_union: int = 4,
                  candidates: int = 3, max_combinations: int = 30, plan_tokens: int = 120, timeout_s: float = 5.0,
                  max_rows: int = 1000, max_answers: int = 200, paths: bool = True, path_options: int = 6,
-                 beam: int = 12, answer_weight: float = 0.5, read_answers: bool = False):
+                 beam: int = 12, answer_weight: float = 0.5, read_answers: bool = True):
         super().__init__(context)
         self.paths = paths
         self.path_options = path_options
@@ -98,7 +98,8 @@ class MemQMethod(QAMethod):
             return self.refuse(question, run, "no_plan", "the model wrote no usable plan for this question",
                                allow_parametric)
         if any(not s.entities and not s.variables for s in plan.steps):
-            plan = bracket_names(plan, [c.label for c in question_entities(index, question, k=3)])
+            # the question's linked names, best first, from its one reading
+            plan = bracket_names(plan, [t.label for _, t in self.context.read(question).topics()])
             run.record("plan", bracketed=[s.text for s in plan.steps])
         entities = entity_choices(index, plan.entities, self.candidates, question=question)
         weak = [w for w in (weak_choice("ENT", n, cs, self.threshold) for n, cs in entities.items()) if w]
@@ -136,7 +137,7 @@ class MemQMethod(QAMethod):
         returns rows, and the plan is then rebuilt from its recalled memories."""
         anchor = entities[plan.entities[0]][0]
         words = tuple(s.relation_words() for s in plan.steps)
-        draft = ChainDraft(words, len(plan.steps), (words[0], words[-1]), plan.answer)
+        draft = ChainDraft(words, plan.chain_hops, (words[0], words[-1]), plan.answer, off_anchor=plan.off_anchor)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
                                 read=self.read_answers)

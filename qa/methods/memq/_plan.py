@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 _STEP = re.compile(r"^\s*\d+\.\s*(?P<body>.+?)\s*$")
 _FIND = re.compile(r"^Find (?P<text>.+?),? assign it to (?P<var>\?\w+)\.?$", re.IGNORECASE)
@@ -62,6 +63,18 @@ class Plan:
         relation paths can ground (no condition, no ranking, no second entity)."""
         return len(self.entities) == 1 and all(s.kind == "find" for s in self.steps)
 
+    @property
+    def off_anchor(self) -> int:
+        """How many steps start from no named entity (from a variable only)."""
+        return sum(1 for s in self.steps if not s.entities)
+
+    @property
+    def chain_hops(self) -> int:
+        """How many hops the plan walks: the steps that start from the named entity are one
+        hop between them, however many were written ("Find [X] directed by what", then
+        "Find what directed [X]": the same hop twice), and each step from a variable one more."""
+        return min(1, len(self.steps) - self.off_anchor) + self.off_anchor
+
 
 def parse_plan(text: str) -> Plan:
     """Read the model's plan; raises :class:`PlanSyntaxError` naming what is off."""
@@ -96,21 +109,44 @@ def parse_plan(text: str) -> Plan:
 
 
 def bracket_names(plan: Plan, names: list[str]) -> Plan:
-    """The plan with ``names`` (entities the question names) bracketed in steps that know
-    nothing to start from: a small model sometimes drops the brackets ("Find what countries
-    the Andes cover"). Longer names first, whole words only, any case."""
+    """The plan with ``names`` (entities the question names, best linked first) bracketed
+    in steps that know nothing to start from: a small model sometimes drops the brackets
+    ("Find what countries the Andes cover"). The best-linked name the step writes is
+    bracketed: whole words, any case, or misspelt by a letter or two ("Yaiel Abecassis"
+    for Yaël Abecassis, bracketed as the question writes it); a word of the question's that
+    also names something ("director", "together") is only taken where no better-linked
+    name is written."""
     steps = []
     for step in plan.steps:
         text = step.text
         if not step.entities and not step.variables:
-            for name in sorted(names, key=len, reverse=True):
-                m = re.search(r"(?<![\w\[])" + re.escape(name) + r"(?![\w\]])", text, re.IGNORECASE)
-                if m:
-                    text = text[:m.start()] + "[" + m.group(0) + "]" + text[m.end():]
+            for name in names:
+                span = _written_span(text, name)
+                if span is not None:
+                    start, end, written = span
+                    text = text[:start] + "[" + written + "]" + text[end:]
                     break
         steps.append(step if text == step.text else _step(step.kind, text, step.var, descending=step.descending,
                                                           keep=step.keep))
     return Plan(steps, plan.answer, list(dict.fromkeys(e for s in steps for e in s.entities)))
+
+
+def _written_span(text: str, name: str) -> tuple[int, int, str] | None:
+    """Where ``text`` writes ``name``: (start, end, the words to bracket), or None. Exactly,
+    whole words in any case; else a run of as many words spelt nearly alike (a ratio of
+    0.85 or more, names of 8 letters or more, so "Popeye" is not found in "people")."""
+    m = re.search(r"(?<![\w\[])" + re.escape(name) + r"(?![\w\]])", text, re.IGNORECASE)
+    if m:
+        return m.start(), m.end(), m.group(0)
+    if len(name) < 8:
+        return None
+    words = list(re.finditer(r"[^\s,.?!]+", text))
+    size = len(name.split())
+    for i in range(len(words) - size + 1):
+        start, end = words[i].start(), words[i + size - 1].end()
+        if SequenceMatcher(None, text[start:end].lower(), name.lower()).ratio() >= 0.85:
+            return start, end, name
+    return None
 
 
 def _step(kind: str, text: str, var: str | None, **extra) -> PlanStep:

@@ -47,7 +47,7 @@ from ...steps import _sparql_build as sb
 from ...steps._examples import store_examples
 from ...steps._grounding import names_a_word_of
 from ...steps._mediators import through_a_shared_mediator
-from ...steps._path_grounding import ChainDraft, PathGrounder, asks_for_the_sharers
+from ...steps._path_grounding import ChainDraft, PathGrounder
 from ...steps._resolution import entity_choices, relation_choices, weak_choice
 from ...steps._result import Answer
 from ...steps._retrieval import (bracketed_spans, exact_entities, literal_names, outermost_names,
@@ -256,7 +256,7 @@ class PGMRMethod(QAMethod):
         that return rows. None when none does."""
         anchor = entities[query.entities()[0]][0]
         draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var,
-                           off_anchor=query.patterns_off_entities if asks_for_the_sharers(question) else None)
+                           off_anchor=query.patterns_off_entities)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
                                 read=self.read_answers, round_trips=self.round_trips,
