@@ -205,6 +205,36 @@ def test_a_negated_constraint_keeps_the_answers_the_store_does_not_tie(films):
     assert not any(c.stage == "negation" for c in _texts(films, "which comedy films did ann lee direct").values())
 
 
+def _denial_reached(store_index, question):
+    """The reading, and what reading where its denial stands changes in each candidate's
+    score (against every negation gaining the cue alike)."""
+    from dataclasses import replace
+
+    store, index = store_index
+    reading = read_question(index, question)
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    changed = [a - b for a, b in zip(rank(index.embed, reading, candidates),
+                                     rank(index.embed, replace(reading, denial_at=None), candidates))]
+    return reading, {c: round(a, 6) for c, a in zip(candidates, changed)}
+
+
+def test_among_negations_a_denial_favours_the_names_written_after_it(films):
+    question = "which ann lee films aren't comedies"
+    reading, changed = _denial_reached(films, question)
+    assert reading.denial_at == question.index("aren't")
+    denied = {c.ties[0].entity.label: c for c in changed if c.stage == "negation" and c.path.hops == 1}
+    # Ann Lee's films that are not comedies, and the comedies that are not Ann Lee's
+    assert {"Comedy", "Ann Lee"} <= set(denied)
+    assert changed[denied["Comedy"]] == 0.0 and changed[denied["Ann Lee"]] == -0.1
+    # the subject of a denied verb stands before it: no negation's names follow the
+    # denial, and each gains the cue as before
+    _, changed = _denial_reached(films, "which ann lee films did bo park not act in")
+    assert set(changed.values()) == {0.0}
+    assert read_question(films[1], "which films did ann lee direct other than comedies").denial_at is not None
+    assert read_question(films[1], "which films did ann lee direct").denial_at is None
+
+
 def test_the_model_picks_a_negation_and_the_query_says_not_exists(films):
     answer, run, _ = composed(films, "which of ann lee's films aren't comedies", r"^Ann Lee directed what; where not:")
     assert set(answer.answers) == {"Paper Lanterns", "Quiet Engines"} and "NOT EXISTS" in answer.query

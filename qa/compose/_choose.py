@@ -155,11 +155,13 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
     ascending = reading.order_ascending
     asked = asked_roles(embed, reading, candidates) if reading.conjoins else frozenset()
     named = reading.written_names
+    # the negations of names written where the denial reaches, where there are any
+    reached = [c for c in candidates if is_negation(c) and denied_in_reach(reading, c)] if reading.denies else []
     return [sims[t] + options.answer_weight * sims[a] + options.link_weight * c.topic.score
             - options.hop_cost * c.hops
             + (options.cue_weight if getattr(c, "ordering", None) and c.ordering.ascending == ascending else 0.0)
             + (options.cue_weight if asked and asked <= topic_roles(c) else 0.0)
-            + (options.cue_weight if reading.denies and is_negation(c) else 0.0)
+            + (options.cue_weight if reading.denies and is_negation(c) and (c in reached or not reached) else 0.0)
             + (options.cue_weight if name_ties(c, named) else 0.0)
             + (options.cue_weight if reading.compares and reading.form != "entities" and isinstance(c, Comparison)
                and has_form(c, reading.form) else 0.0)
@@ -208,6 +210,16 @@ def plainer_options(shown: Sequence, named: frozenset[str]) -> list[tuple[int, i
             if plainer is not None:
                 pairs.append((n, plainer))
     return pairs
+
+
+def denied_in_reach(reading: QuestionReading, candidate) -> bool:
+    """Whether every entity ``candidate`` negates is written after the question's word that
+    denies ("Which X films aren't tagged black comedy": X's films without the tag, not the
+    tag's films by others than X). Only a tie-break among negations: the subject of a
+    denied verb stands before it ("which of X's films did Y not act in"), and where no
+    negation's names follow the denial, every negation gains the cue as before."""
+    return all(reading.in_denial(t.entity.iri) for t in getattr(candidate, "ties", ())
+               if getattr(t, "negated", False))
 
 
 def is_negation(candidate) -> bool:

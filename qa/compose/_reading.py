@@ -99,6 +99,8 @@ class QuestionReading:
     # what the question's wh-words ask for: "value" (when, in which year, how tall),
     # "number" (how many) or "entities" (which, who, what)
     form: str = "entities"
+    # where in ``text`` the first word that denies stands (None: none does)
+    denial_at: int | None = None
 
     def topics(self, per_mention: int = 2, limit: int = 4) -> list[tuple[Mention, LinkedEntity]]:
         """Candidate topic entities: the best ``per_mention`` entities of each mention,
@@ -205,6 +207,13 @@ class QuestionReading:
         "other than" ("than" alone compares: "how many more films did A direct than B")."""
         return bool(self.cues & (NEGATION_CUES - {"other", "than"})) or {"other", "than"} <= self.cues
 
+    def in_denial(self, iri: str) -> bool:
+        """Whether the question writes the entity ``iri`` after its word that denies, where
+        a denial reaches ("Which X films aren't tagged black comedy": the tag, not X). An
+        entity it does not write is not known to be out of reach."""
+        spans = [m.span for m in self.mentions if any(e.iri == iri for e in m.entities)]
+        return self.denial_at is None or not spans or any(start >= self.denial_at for start, _ in spans)
+
     @property
     def order_ascending(self) -> bool | None:
         """True when the ordering words ask for the first by value, False for the last,
@@ -307,9 +316,19 @@ def read_question(index, question: str, *, k: int = 20, per_mention: int = 5) ->
     outside_titles = list(text)
     for start, end in list(marked) + [m.span for m in mentions if len(m.text.split()) > 1 and m.text[:1].isupper()]:
         outside_titles[start:end] = " " * (end - start)
-    cues = frozenset("not" if w.endswith("n't") else w for w in (x.lower() for x in _WORD.findall("".join(outside_titles)))
+    outside = "".join(outside_titles)
+    cues = frozenset("not" if w.endswith("n't") else w for w in (x.lower() for x in _WORD.findall(outside))
                      if w in _ALL_CUES or w.endswith("n't"))
-    return QuestionReading(question, text, tuple(mentions), values, cues, answer_form("".join(outside_titles), "chain"))
+    denial = next((m.start() for m in _WORD.finditer(outside) if _denies(m.group().lower(), outside[m.end():])), None)
+    return QuestionReading(question, text, tuple(mentions), values, cues, answer_form(outside, "chain"), denial)
+
+
+def _denies(word: str, after: str) -> bool:
+    """Whether ``word`` (followed by ``after``) denies: "not", "without", "aren't", or
+    "other" of "other than"."""
+    if word == "other":
+        return after.lstrip().lower().startswith("than")
+    return word.endswith("n't") or word in NEGATION_CUES - {"other", "than"}
 
 
 # A name typed as people type it ("celtics", "the eu", "lincoln", "united states") may match

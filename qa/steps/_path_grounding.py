@@ -181,16 +181,21 @@ class PathGrounder:
         # after the trips are told apart: a long walk leading every shorter path is no reason
         # to leave the trip the question asks for ("films by the same director as X" answered
         # with those films' actors)
-        lead = self.long_lead(runs, final, ranked)
+        # (a longer trip in the lead is the default already, and the reading may still
+        # mark an answer of the trip the draft wrote)
+        lead = None if further else self.long_lead(runs, final, ranked)
         if not ranked:
             run.record(step, anchor=anchor_iri, paths=len(paths), options=record)
             return None
         shown = ranked[:self.options]
         pick = shown[choose([runs[k].path for k in shown]) if choose and len(shown) > 1 else 0]
         readable = [k for k in ranked if len(runs[k].path.steps) <= read_hops]
-        if trip and further:
+        if further:
             run.record(step, further_trip=runs[pick].path.hops)
-        elif reading and readable:
+        if reading and readable:
+            # the reading sees the trips of the draft's length only: where the longer trip
+            # leads, it stands unless the model marks an answer of one of them ("Jonas
+            # Inde starred together with who": his co-stars, not their films' writers)
             pick = self.read_answers(question, [runs[k] for k in readable], run, step=step, default=pick,
                                      ids=readable, first_mark=trip)
         named_trip = self.draft_trip(runs, ranked, pick, draft) if trip else pick
