@@ -39,7 +39,9 @@ def postgres(tmp_path_factory):
         yield server.get_uri()
     finally:
         server.cleanup()
-    assert not _running(pid), f"the Postgres server (pid {pid}) outlived its fixture"
+    # the stop is asked for and the postmaster then shuts down on its own: on a loaded
+    # machine (load 8, CI beside three evals) it was still writing its checkpoint at once
+    assert _stops_within(pid, 30.0), f"the Postgres server (pid {pid}) outlived its fixture by 30 s"
 
 
 def _running(pid: int) -> bool:
@@ -50,6 +52,18 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def _stops_within(pid: int, seconds: float) -> bool:
+    """Whether ``pid`` is gone (or a zombie) within ``seconds``."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while _running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
 
 
 def sql(dsn: str, statement: str, params=()):
