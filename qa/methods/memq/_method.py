@@ -10,11 +10,12 @@ statement memories, rebuild SPARQL by rules, execute.
    possessive, "[X's heir]", whose words become the chain's first hop; else the URI
    memory's cosine); under ``threshold`` the question is refused, naming it.
 3. **Ground a chain.** A plan of Find steps from one named entity is a walk: its steps'
-   words rank the store's real relation paths from the entity, one hop per step as the
+   words rank the store's real relation paths from the entity, the plan's hops as the
    length hint, and the best path that returns rows (its answers read against the
-   question) is the query, as in pgmr (:mod:`qa.steps._path_grounding`; ``paths=False`` turns
-   it off). A plan with a condition, a ranking or two entities, or a chain no path
-   answers, goes on to recall.
+   question, and read by the model: ``read_answers``) is the query, as in pgmr
+   (:mod:`qa.steps._path_grounding`; ``paths=False`` turns it off). The steps that start
+   from the named entity are one hop between them (:attr:`Plan.chain_hops`). A plan with a
+   condition, a ranking or two entities, or a chain no path answers, goes on to recall.
 4. **Recall.** Each step is searched in the statement memories (patterns the store's own
    schema answers, both directions, through mediators too). When the top memory scores at
    least ``gamma1`` it alone is taken; otherwise every memory scoring at least ``gamma2``
