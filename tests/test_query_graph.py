@@ -506,8 +506,9 @@ def test_a_round_trip_asked_for_the_sharers_is_two_hops_whatever_else_the_draft_
     chained = ChainDraft(("directed by", "directed by", "has genre"), 3, ("directed by", "has genre"))
     assert chained.trip_hops == 3  # not known to ask for the sharers: one hop on from them
     # the star counts as one only where the question asks for the sharers themselves
-    assert star.trip_hops_for("Which films share a director with [Dark Habits]?") == 2
-    assert star.trip_hops_for("the films that share directors with [X] were released in which years") == 3
+    from qa.steps._path_grounding import trip_lengths
+    assert trip_lengths("Which films share a director with [Dark Habits]?", star) == (2, 2)
+    assert trip_lengths("the films that share directors with [X] were released in which years", star) == (3, 4)
 
 
 def test_something_of_the_others_may_be_one_hop_past_the_trip_the_draft_wrote():

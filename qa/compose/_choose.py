@@ -155,17 +155,19 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
     ascending = reading.order_ascending
     asked = asked_roles(embed, reading, candidates) if reading.conjoins else frozenset()
     named = reading.written_names
-    # the negations of names written where the denial reaches, where there are any
-    reached = [c for c in candidates if is_negation(c) and denied_in_reach(reading, c)] if reading.denies else []
+    # which negations negate names written where the denial reaches; where none does, all gain the cue
+    negations = [reading.denies and is_negation(c) for c in candidates]
+    reached = [n and denied_in_reach(reading, c) for n, c in zip(negations, candidates)]
+    denial_cue = [r or (n and not any(reached)) for n, r in zip(negations, reached)]
     return [sims[t] + options.answer_weight * sims[a] + options.link_weight * c.topic.score
             - options.hop_cost * c.hops
             + (options.cue_weight if getattr(c, "ordering", None) and c.ordering.ascending == ascending else 0.0)
             + (options.cue_weight if asked and asked <= topic_roles(c) else 0.0)
-            + (options.cue_weight if reading.denies and is_negation(c) and (c in reached or not reached) else 0.0)
+            + (options.cue_weight if denied else 0.0)
             + (options.cue_weight if name_ties(c, named) else 0.0)
             + (options.cue_weight if reading.compares and reading.form != "entities" and isinstance(c, Comparison)
                and has_form(c, reading.form) else 0.0)
-            for c, t, a in zip(candidates, texts, answer_texts)]
+            for c, t, a, denied in zip(candidates, texts, answer_texts, denial_cue)]
 
 
 def name_ties(candidate, named: frozenset[str]) -> tuple:

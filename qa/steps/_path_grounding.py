@@ -46,13 +46,6 @@ class ChainDraft:
         return ChainDraft((words,) + self.words, self.hops + 1, (words, self.ends[1]), self.answer_var,
                           None if self.off_anchor is None else self.off_anchor + 1)
 
-    def trip_hops_for(self, question: str) -> int:
-        """:attr:`trip_hops` for ``question``: a draft that is a star counts as one only
-        where the question asks for the things that share ("which films share a director
-        with X"); where it asks for something of theirs ("… were released when") the hops
-        the draft wrote stand."""
-        return (self if asks_for_the_sharers(question) else replace(self, off_anchor=None)).trip_hops
-
     @property
     def trip_hops(self) -> int:
         """The length a round trip should have for this draft: two hops (there and back)
@@ -63,7 +56,7 @@ class ChainDraft:
         has genre ?g": the films that share directors with X were in which genres)."""
         if len(set(self.words)) <= 1:
             return 2
-        if self.off_anchor == 0:  # a star: set only where the question asks for what shares
+        if self.off_anchor == 0:  # a star: counted only where the question asks for the sharers (trip_lengths)
             return 2
         return max(min(self.hops, MAX_HOPS), 2)
 
@@ -362,11 +355,14 @@ def trip_lengths(question: str, draft: ChainDraft) -> tuple[int, int]:
     X's director make") are the trip the draft says, or two hops. Something of theirs ("the
     films that share directors with X were in which genres") is that trip or one hop on: a
     draft that folds "the genres of the films that share" into one step is a hop short, and
-    the store's paths, not the count of steps written, say how far the answer is."""
+    the store's paths, not the count of steps written, say how far the answer is. A draft
+    that is a star (every pattern on the entity) is a two-hop trip only where the question
+    asks for the sharers; where it asks for something of theirs the hops it wrote stand."""
     if asks_for_others(question):
         return 2, 2
-    hops = draft.trip_hops_for(question)
-    return hops, hops if asks_for_the_sharers(question) else hops + 1
+    sharers = asks_for_the_sharers(question)
+    hops = (draft if sharers else replace(draft, off_anchor=None)).trip_hops
+    return hops, hops if sharers else hops + 1
 
 
 def marks_fit(answers: set[str], marked: set[str], first: str | None) -> tuple[bool, float, int]:
