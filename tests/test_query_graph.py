@@ -542,6 +542,34 @@ def test_a_trip_past_the_drafts_length_stands_only_where_it_leads():
     assert PathGrounder.trips_in_reach(runs((1, False)), [0], 2, 3) == ([0], False)
 
 
+def test_a_trip_one_hop_on_stands_where_the_question_alone_fits_it_by_the_margin():
+    from types import SimpleNamespace
+
+    from qa.steps._path_grounding import PathGrounder, extension_leads
+
+    def run(*steps):
+        return SimpleNamespace(path=SimpleNamespace(hops=len(steps), steps=tuple(steps),
+                                                    round_trip=steps[0][0] == steps[1][0] if len(steps) > 1 else False))
+
+    there, back = ("directed_by", False), ("directed_by", True)
+    # ranked by the draft's words: the films first; the genres of those films and of
+    # another trip's films trail
+    runs = [run(there, back), run(there, back, ("has_genre", False)), run(("written_by", False), ("written_by", True),
+                                                                          ("has_genre", False)),
+            run(there, back, ("starred_actors", False))]
+    ranked = [0, 3, 2, 1]
+    # "… were in which genres": the question's words and the answers fit the genres best
+    fits = [0.80, 0.95, 0.99, 0.70]
+    assert extension_leads(runs, ranked, fits, 0.08) == 1  # the other trip's step on is not weighed
+    assert PathGrounder.trips_in_reach(runs, ranked, 2, 3, fits, 0.08) == ([1, 0, 3, 2], True)
+    # by less than the margin the films stand ("the director of X also directed which movies")
+    close = [0.90, 0.95, 0.99, 0.70]
+    assert extension_leads(runs, ranked, close, 0.08) is None
+    assert PathGrounder.trips_in_reach(runs, ranked, 2, 3, close, 0.08) == ([0], False)
+    # where the question asks for the others themselves, no trip past two hops is in reach
+    assert PathGrounder.trips_in_reach(runs, ranked, 2, 2, fits, 0.08) == ([0], False)
+
+
 def test_a_chain_that_stops_on_mediators_walks_on_to_what_they_hold(performances):
     # the performance joining the actor and the film is no answer: the character it holds is
     query = (f"SELECT DISTINCT ?p WHERE {{\n  ?p <{FB}film.performance.actor> <{FB}en.harrison_ford> .\n"

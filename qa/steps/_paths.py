@@ -258,6 +258,7 @@ class PathScorer:
         self.cover_weight, self.text_weight, self.hops_bonus = cover_weight, text_weight, hops_bonus
         self._reading: dict[tuple[str, bool], float] = {}
         self._label: dict[str, "np.ndarray"] = {}
+        self._text: dict[str, float] = {}  # a path's words against the question's, kept by :meth:`scores`
 
     def _labels(self, labels: Sequence[str]) -> None:
         new = [label for label in dict.fromkeys(labels) if label not in self._label]
@@ -282,7 +283,8 @@ class PathScorer:
         texts = self.embed([path_text(p) for p in paths]) if paths else []
         out = []
         for p, text_v in zip(paths, texts):
-            score = self.text_weight * float(text_v @ self.question_v)
+            self._text[path_text(p)] = float(text_v @ self.question_v)
+            score = self.text_weight * self._text[path_text(p)]
             if self.words:
                 sims = self.words_v @ np.stack([self._label[label] for label in p.labels]).T
                 # a cosine below zero is no match, not a negative one: unclamped, a recall and
@@ -300,6 +302,13 @@ class PathScorer:
                 score += self.hops_bonus
             out.append(score)
         return out
+
+    def question_fit(self, path: RelationPath) -> float:
+        """How well ``path``, read as words, fits the question alone, without the draft:
+        the part of :meth:`scores` a draft one hop short of the answer cannot pull down
+        (the draft's words cover the hops it wrote, and its last relation is not the
+        path's). Only for paths :meth:`scores` has scored."""
+        return self._text[path_text(path)]
 
     def answer_scores(self, samples: Sequence[Sequence[str]], *, topic: str = "") -> list[float]:
         """How much each path's answers read like answers to the question: the question,
