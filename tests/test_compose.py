@@ -841,6 +841,26 @@ def test_an_option_using_a_name_the_question_writes_is_judged_as_the_plainer_one
     assert names_used([plain, tied], [2.5, 2.4], lower.written_names) == [2.5, 2.4]
 
 
+def test_an_option_that_uses_fewer_of_the_written_names_ends_below_one_that_uses_them_all(films):
+    """"How many of Ann Lee's films did Bo Park star in?": Bo Park's films use one of the two
+    names, Ann Lee's films with Bo Park in them both. The model may judge the wider count
+    likelier (it reads a count as any count); unless it says no to the narrower option,
+    that one ends above, whichever topic each starts from."""
+    from qa.compose._choose import more_names_used, names_in
+
+    store, index = films
+    reading = read_question(index, "How many of Ann Lee's films did Bo Park star in?")
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    by_text = {verbalize(c): c for c in candidates}
+    bo_park = by_text["how many: what starred actors Bo Park"]
+    both = by_text["how many: Ann Lee directed what; where the answer starred actors Bo Park"]
+    assert names_in(bo_park, reading.written_names) < names_in(both, reading.written_names)
+    assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.6], reading.written_names) == [2.4 - 1e-3, 2.4]
+    # a narrower option the model says no to places nothing
+    assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.3], reading.written_names) == [2.5, 2.4]
+
+
 def test_a_pick_falls_through_to_the_stage_the_shape_asks_for(films):
     """"Which film did Ann Lee direct first": a shape read as a superlative asks for an
     ordering; a model that says yes only to "Ann Lee directed what" gets the best ordering

@@ -570,6 +570,30 @@ def test_a_trip_one_hop_on_stands_where_the_question_alone_fits_it_by_the_margin
     assert PathGrounder.trips_in_reach(runs, ranked, 2, 2, fits, 0.08) == ([0], False)
 
 
+def test_the_reading_sees_the_last_hop_of_the_steps_on_from_the_best_trip():
+    from types import SimpleNamespace
+
+    from qa.steps._path_grounding import PathGrounder
+
+    def run(*steps):
+        return SimpleNamespace(path=SimpleNamespace(hops=len(steps), steps=tuple(steps),
+                                                    round_trip=len(steps) > 1 and steps[0][0] == steps[1][0]))
+
+    there, back = ("directed_by", False), ("directed_by", True)
+    runs = [run(there, back), run(there, back, ("written_by", False)), run(there, back, ("starred_actors", False)),
+            run(there, back, there), run(("written_by", False), ("written_by", True), ("has_genre", False)),
+            run(there)]
+    fits = [0.7, 0.8, 0.9, 0.95, 0.99, 0.5]
+    grounder = PathGrounder(None, None, read_paths=4)
+    # the steps on from the trip, best by the question alone, at most half the paths read;
+    # not the step back along the trip's own relation (to what the others share), nor a
+    # step on from another trip
+    assert grounder.onward_steps(runs, [0, 5, 1, 2, 3, 4], 2, fits) == [2, 1]
+    # no trip of the draft's length, or no fits (not a trip question): nothing
+    assert grounder.onward_steps(runs, [5, 1], 2, fits) == []
+    assert grounder.onward_steps(runs, [0, 1], 2, []) == []
+
+
 def test_a_chain_that_stops_on_mediators_walks_on_to_what_they_hold(performances):
     # the performance joining the actor and the film is no answer: the character it holds is
     query = (f"SELECT DISTINCT ?p WHERE {{\n  ?p <{FB}film.performance.actor> <{FB}en.harrison_ford> .\n"

@@ -179,7 +179,7 @@ class PathGrounder:
                    "answers": runs[k].answers, **({"error": runs[k].error} if runs[k].error else {})}
                   for k in order]
         ranked = [k for k in order if runs[k].rows]
-        further = False
+        further, question_fit = False, []
         if trip:
             # only round trips of the draft's trip length, or one hop on where the question asks
             # for something of the others ("the languages of the films whose directors also
@@ -201,14 +201,17 @@ class PathGrounder:
         shown = ranked[:self.options]
         pick = shown[choose([runs[k].path for k in shown]) if choose and len(shown) > 1 else 0]
         readable = [k for k in ranked if len(runs[k].path.steps) <= read_hops]
+        onward = self.onward_steps(runs, [k for k in order if runs[k].rows], trip_hops, question_fit) \
+            if trip and longest > trip_hops else []
         if further:
             run.record(step, further_trip=runs[pick].path.hops)
         if reading and readable:
-            # the reading sees the trips of the draft's length only: where the longer trip
-            # leads, it stands unless the model marks an answer of one of them ("Jonas
+            # the reading sees the trips of the draft's length, and of the steps on from the
+            # best of them their last hop only (:meth:`onward_steps`): where a longer trip
+            # leads, it stands unless the model marks an answer of one of those ("Jonas
             # Inde starred together with who": his co-stars, not their films' writers)
-            pick = self.read_answers(question, [runs[k] for k in readable], run, step=step, default=pick,
-                                     ids=readable, first_mark=trip)
+            pick = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
+                                     ids=readable + onward, first_mark=trip, last_hop_only=len(readable))
         named_trip = self.draft_trip(runs, ranked, pick, draft) if trip else pick
         if named_trip != pick:
             run.record(step, draft_trip=runs[named_trip].path.labels[0])
@@ -251,6 +254,21 @@ class PathGrounder:
         if not further:
             in_reach = [k for k in in_reach if runs[k].path.hops <= trip_hops]
         return (in_reach or trip_runs or list(ranked)), further
+
+    def onward_steps(self, runs: Sequence[PathRun], ranked: Sequence[int], trip_hops: int,
+                     question_fit: Sequence[float]) -> list[int]:
+        """The runs that go one hop on from the best-ranked trip of ``trip_hops`` (its steps,
+        then one more along another relation than the trip's), best by the question alone,
+        at most ``read_paths // 2``: what the reading sees of "something of the others"
+        beside the trip itself. A step back along the trip's relation reaches what the
+        others share (the director again), which the model marks first; it is not shown."""
+        base = next((k for k in ranked if runs[k].path.round_trip and runs[k].path.hops == trip_hops), None)
+        if base is None or not question_fit:
+            return []
+        steps = runs[base].path.steps
+        on = [k for k in ranked if runs[k].path.hops == trip_hops + 1 and runs[k].path.steps[:trip_hops] == steps
+              and runs[k].path.steps[-1][0] != steps[0][0]]
+        return sorted(on, key=lambda k: -question_fit[k])[:max(self.read_paths // 2, 1)]
 
     @staticmethod
     def draft_trip(runs: Sequence[PathRun], ranked: Sequence[int], pick: int, draft: ChainDraft) -> int:
@@ -297,7 +315,7 @@ class PathGrounder:
         return ranked[0]
 
     def read_answers(self, question: str, ranked: Sequence[PathRun], run, *, step: str, default: int,
-                     ids: Sequence[int], first_mark: bool = False) -> int:
+                     ids: Sequence[int], first_mark: bool = False, last_hop_only: int | None = None) -> int:
         """The model reads the facts of the best paths, instantiated, and marks the answer;
         the best path whose answers hold what it marked is the pick (``ids[i]`` for
         ``ranked[i]``; ``default`` when it marks nothing a path answers).
@@ -309,20 +327,31 @@ class PathGrounder:
         Reading real facts and naming one of their entities is the kind of choice a small
         model makes well. One path is shown per last relation (what kind of thing
         answers) and per answers: the best few paths by the encoder are mostly one
-        relation walked there and back, with the same answers."""
+        relation walked there and back, with the same answers. ``ranked[last_hop_only:]``
+        are steps on from a trip: each is shown past those, by its last hop's facts only."""
         distinct, seen = [], set()
         for i, r in enumerate(ranked):
-            keys = {("answers", tuple(r.answers)), ("last", r.path.steps[-1])}
+            onward = last_hop_only is not None and i >= last_hop_only
+            # a step on from the trip shows its own last hop, whatever shorter path ends alike
+            keys = {("answers", tuple(r.answers))} | (set() if onward else {("last", r.path.steps[-1])})
             if not keys & seen:
                 seen |= keys
                 distinct.append(i)
-        distinct = distinct[:self.read_paths]
+        if last_hop_only is not None:
+            # the steps on from a trip are read past the paths shown: one fact each of their
+            # last hop ("Down with Love | written by | Eve Ahlert"), beside the trip's own
+            shown = [i for i in distinct if i < last_hop_only][:self.read_paths]
+            distinct = shown + [i for i in distinct if i >= last_hop_only]
+        else:
+            distinct = distinct[:self.read_paths]
         if len(distinct) < 2:
             return default
         facts = []
         for i in distinct:
-            facts += labelled(sb.evidence(self.store, ranked[i].built, timeout_s=self.timeout_s,
-                                          limit=self.read_rows))
+            found = sb.evidence(self.store, ranked[i].built, timeout_s=self.timeout_s, limit=self.read_rows)
+            if last_hop_only is not None and i >= last_hop_only:
+                found = [e for e in found if e.p == ranked[i].path.steps[-1][0]]
+            facts += labelled(found)
         answers = {i: {normalise_label(t.label) for t in r.terms} for i, r in enumerate(ranked)}
         # any entity the facts name may be marked: one in the middle of a path is the answer of another
         choices = list(dict.fromkeys([label for s, _, o in facts for label in (s, o)]
