@@ -61,6 +61,15 @@ def films(tmp_path_factory):
         yield store, index
 
 
+def enumerated(films, question: str):
+    """The question's reading on the films store, its candidates, and those by their words."""
+    store, index = films
+    reading = read_question(index, question)
+    with store.reading():
+        candidates = enumerate_candidates(store, index.embed, reading)
+    return reading, candidates, {verbalize(c): c for c in candidates}
+
+
 @pytest.fixture(scope="module")
 def rosters(tmp_path_factory):
     store, index = indexed_store(tmp_path_factory, "rosters", "freebase", ROSTERS)
@@ -687,11 +696,8 @@ def test_a_refinement_is_judged_at_least_as_well_as_its_own_chain_and_the_encode
 
     from qa.compose._candidates import Ordering
     from qa.compose._choose import core_of, inherited
-    store, index = films
-    reading = read_question(index, "which films did ann lee direct that are not comedies")
-    with store.reading():
-        candidates = enumerate_candidates(store, index.embed, reading)
-    by_text = {verbalize(c): c for c in candidates}
+    _, index = films
+    reading, candidates, by_text = enumerated(films, "which films did ann lee direct that are not comedies")
     chain = by_text["Ann Lee directed what"]
     denied = next(c for c in candidates if c.stage == "negation" and c.topic.label == "Ann Lee" and c.path.hops == 1)
     assert verbalize(core_of(denied)) == verbalize(chain) and core_of(chain) is None
@@ -848,11 +854,7 @@ def test_an_option_that_uses_fewer_of_the_written_names_ends_below_one_that_uses
     that one ends above, whichever topic each starts from."""
     from qa.compose._choose import more_names_used, names_in
 
-    store, index = films
-    reading = read_question(index, "How many of Ann Lee's films did Bo Park star in?")
-    with store.reading():
-        candidates = enumerate_candidates(store, index.embed, reading)
-    by_text = {verbalize(c): c for c in candidates}
+    reading, _, by_text = enumerated(films, "How many of Ann Lee's films did Bo Park star in?")
     bo_park = by_text["how many: what starred actors Bo Park"]
     both = by_text["how many: Ann Lee directed what; where the answer starred actors Bo Park"]
     assert names_in(bo_park, reading.written_names) < names_in(both, reading.written_names)
