@@ -229,7 +229,8 @@ class PathGrounder:
             pick = lead
         chosen = runs[pick]
         run.record(step, anchor=anchor_iri, paths=len(paths), options=record,
-                   chosen=order.index(pick) + 1 if led else ranked.index(pick) + 1,
+                   # a step on from the trip the reading marked is in the order, not the trips ranked
+                   chosen=ranked.index(pick) + 1 if pick in ranked and not led else order.index(pick) + 1,
                    final_query=chosen.built.render(), **({"long_lead": True} if led else {}))
         return chosen.built, chosen.rows
 
