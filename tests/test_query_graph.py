@@ -577,7 +577,8 @@ def test_the_reading_sees_the_last_hop_of_the_steps_on_from_the_best_trip():
 
     def run(*steps):
         return SimpleNamespace(path=SimpleNamespace(hops=len(steps), steps=tuple(steps),
-                                                    round_trip=len(steps) > 1 and steps[0][0] == steps[1][0]))
+                                                    round_trip=len(steps) > 1 and steps[0][0] == steps[1][0]),
+                               terms=[SimpleNamespace(label=f"{steps[-1][0]} {len(steps)}")])
 
     there, back = ("directed_by", False), ("directed_by", True)
     runs = [run(there, back), run(there, back, ("written_by", False)), run(there, back, ("starred_actors", False)),
@@ -591,6 +592,10 @@ def test_the_reading_sees_the_last_hop_of_the_steps_on_from_the_best_trip():
     assert grounder.onward_steps(runs, [0, 5, 1, 2, 3, 4], 2, fits) == [2, 1]
     # no trip of the draft's length, or no fits (not a trip question): nothing
     assert grounder.onward_steps(runs, [5, 1], 2, fits) == []
+    # a step on whose answers hold what the others share (the director wrote some of his
+    # films) is not shown: the model marks the director, and would pick his films' writers
+    runs[1].terms.append(SimpleNamespace(label="directed_by 1"))
+    assert grounder.onward_steps(runs, [0, 5, 1, 2, 3, 4], 2, fits) == [2]
     assert grounder.onward_steps(runs, [0, 1], 2, []) == []
 
 

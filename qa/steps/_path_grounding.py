@@ -267,8 +267,12 @@ class PathGrounder:
         if base is None or not question_fit:
             return []
         steps = runs[base].path.steps
+        # what the others share (the director of X), where its one-hop path ran: a step on
+        # that reaches it again (his films' writers, himself among them) would take the
+        # model's mark of it, and the question names it to say who the others are
+        shared = {t.label for k in ranked if runs[k].path.steps == steps[:1] for t in runs[k].terms}
         on = [k for k in ranked if runs[k].path.hops == trip_hops + 1 and runs[k].path.steps[:trip_hops] == steps
-              and runs[k].path.steps[-1][0] != steps[0][0]]
+              and runs[k].path.steps[-1][0] != steps[0][0] and not shared & {t.label for t in runs[k].terms}]
         return sorted(on, key=lambda k: -question_fit[k])[:max(self.read_paths // 2, 1)]
 
     @staticmethod
