@@ -546,10 +546,10 @@ def test_a_trip_one_hop_on_stands_where_the_question_alone_fits_it_by_the_margin
     from types import SimpleNamespace
 
     from qa.steps._path_grounding import PathGrounder, extension_leads
+    from qa.steps._paths import RelationPath
 
     def run(*steps):
-        return SimpleNamespace(path=SimpleNamespace(hops=len(steps), steps=tuple(steps),
-                                                    round_trip=steps[0][0] == steps[1][0] if len(steps) > 1 else False))
+        return SimpleNamespace(path=RelationPath("X", "x", tuple(steps), tuple(r for r, _ in steps)))
 
     there, back = ("directed_by", False), ("directed_by", True)
     # ranked by the draft's words: the films first; the genres of those films and of
@@ -574,10 +574,10 @@ def test_the_reading_sees_the_last_hop_of_the_steps_on_from_the_best_trip():
     from types import SimpleNamespace
 
     from qa.steps._path_grounding import PathGrounder
+    from qa.steps._paths import RelationPath
 
     def run(*steps):
-        return SimpleNamespace(path=SimpleNamespace(hops=len(steps), steps=tuple(steps),
-                                                    round_trip=len(steps) > 1 and steps[0][0] == steps[1][0]),
+        return SimpleNamespace(path=RelationPath("X", "x", tuple(steps), tuple(r for r, _ in steps)),
                                terms=[SimpleNamespace(label=f"{steps[-1][0]} {len(steps)}")])
 
     there, back = ("directed_by", False), ("directed_by", True)

@@ -159,8 +159,7 @@ class PathGrounder:
                 # question alone, so that one may stand (:func:`extension_leads`)
                 base = next((i for i in trips if paths[i].hops == trip_hops), None)
                 on = [] if base is None else sorted(
-                    (i for i in range(len(paths)) if paths[i].hops == trip_hops + 1
-                     and paths[i].steps[:trip_hops] == paths[base].steps),
+                    (i for i in range(len(paths)) if paths[i].goes_on_from(paths[base])),
                     key=lambda i: -scorer.question_fit(paths[i]))
                 chosen += [i for i in on[:self.options] if i not in chosen]
             # the reading sees the trips of the draft's length: a longer one mostly goes on
@@ -266,13 +265,14 @@ class PathGrounder:
         base = next((k for k in ranked if runs[k].path.round_trip and runs[k].path.hops == trip_hops), None)
         if base is None or not question_fit:
             return []
-        steps = runs[base].path.steps
+        trip = runs[base].path
+        steps = trip.steps
         # what the others share (the director of X), where its one-hop path ran: a step on
         # that reaches it again (his films' writers, himself among them) would take the
         # model's mark of it, and the question names it to say who the others are
         shared = {t.label for k in ranked if runs[k].path.steps == steps[:1] for t in runs[k].terms}
-        on = [k for k in ranked if runs[k].path.hops == trip_hops + 1 and runs[k].path.steps[:trip_hops] == steps
-              and runs[k].path.steps[-1][0] != steps[0][0] and not shared & {t.label for t in runs[k].terms}]
+        on = [k for k in ranked if runs[k].path.goes_on_from(trip) and runs[k].path.steps[-1][0] != steps[0][0]
+              and not shared & {t.label for t in runs[k].terms}]
         return sorted(on, key=lambda k: -question_fit[k])[:max(self.read_paths // 2, 1)]
 
     @staticmethod
@@ -419,7 +419,7 @@ def extension_leads(runs: Sequence[PathRun], ranked: Sequence[int], question_fit
     ("genres"; Drama and Music read as genres); only a step on from the ranked trip is
     weighed, so the trip the draft and the reading chose stays the one walked."""
     base = runs[ranked[0]].path
-    on = [k for k in ranked if runs[k].path.hops == base.hops + 1 and runs[k].path.steps[:base.hops] == base.steps]
+    on = [k for k in ranked if runs[k].path.goes_on_from(base)]
     if not on:
         return None
     best = max(on, key=lambda k: question_fit[k])

@@ -82,6 +82,10 @@ class RelationPath:
         turns = [a[0] == b[0] and a[1] != b[1] for a, b in zip(self.steps, self.steps[1:])]
         return turns[0] and not any(turns[1:])
 
+    def goes_on_from(self, other: "RelationPath") -> bool:
+        """Whether this path is ``other`` walked one hop further (its steps, then one more)."""
+        return self.hops == other.hops + 1 and self.steps[:other.hops] == other.steps
+
     def example(self) -> ExamplePath:
         """The path as the examples write it (question text, placeholder SPARQL, plan)."""
         return ExamplePath(self.start, tuple(Hop(label, back) for label, (_, back) in zip(self.labels, self.steps)))
@@ -280,11 +284,12 @@ class PathScorer:
 
     def scores(self, paths: Sequence[RelationPath]) -> list[float]:
         self._labels([label for p in paths for label in p.labels])
-        texts = self.embed([path_text(p) for p in paths]) if paths else []
+        words = [path_text(p) for p in paths]
+        texts = self.embed(words) if paths else []
         out = []
-        for p, text_v in zip(paths, texts):
-            self._text[path_text(p)] = float(text_v @ self.question_v)
-            score = self.text_weight * self._text[path_text(p)]
+        for p, said, text_v in zip(paths, words, texts):
+            self._text[said] = float(text_v @ self.question_v)
+            score = self.text_weight * self._text[said]
             if self.words:
                 sims = self.words_v @ np.stack([self._label[label] for label in p.labels]).T
                 # a cosine below zero is no match, not a negative one: unclamped, a recall and
