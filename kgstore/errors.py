@@ -41,15 +41,19 @@
     │   └─ QuerySyntaxError        generated query text does not parse (line, column, offset)
     │       ├─ CypherSyntaxError
     │       └─ SparqlSyntaxError
-    └─ RemoteError                 talking to a running `kgstore serve` failed (`kgstore ask --server`)
-        ├─ ServerUnreachableError  nothing answered at the URL (not started, wrong host or port)
-        ├─ ServerTimeoutError      the server took longer than the client's timeout to answer
-        └─ ServerRefusedError      the server answered with an error status (400, 401, 403, 503...)
+    ├─ RemoteError                 talking to a running `kgstore serve` failed (`kgstore ask --server`)
+    │   ├─ ServerUnreachableError  nothing answered at the URL (not started, wrong host or port)
+    │   ├─ ServerTimeoutError      the server took longer than the client's timeout to answer
+    │   └─ ServerRefusedError      the server answered with an error status (400, 401, 403, 503...)
+    └─ InternalError               a fault in kgstore itself (any other exception), said in one line
 
 Every class carries an ``exit_code`` the CLI uses, and ``transient`` says
 whether retrying the same call could succeed.
 """
 from __future__ import annotations
+
+import os
+import traceback
 
 
 class KgstoreError(Exception):
@@ -493,3 +497,28 @@ class EndpointTimeoutError(QueryTimeoutError):
         QueryError.__init__(self, f"the SPARQL endpoint at {url} {what}; narrow the query (LIMIT, a more "
                                   "selective pattern) or raise [endpoint] timeout_s")
         self.timeout_s = timeout_s
+
+
+DEBUG_VARIABLE = "KGSTORE_DEBUG"
+
+
+def showing_tracebacks() -> bool:
+    """Whether a fault in kgstore itself is raised as it is, traceback and all
+    (``KGSTORE_DEBUG=1``), instead of being said in one line."""
+    return os.environ.get(DEBUG_VARIABLE, "").strip().lower() not in ("", "0", "false", "no")
+
+
+class InternalError(KgstoreError):
+    """An exception that is none of the above: a bug in kgstore (or in a library it calls
+    that slipped past the error it should have become). The user gets one line that names
+    it; ``KGSTORE_DEBUG=1`` shows the traceback, and ``where`` keeps it for traces.
+    Exit code 70, ``EX_SOFTWARE`` of sysexits."""
+
+    exit_code = 70
+
+    def __init__(self, fault: BaseException):
+        self.fault = fault
+        self.where = "".join(traceback.format_exception(fault)).rstrip()
+        said = str(fault).strip() or "no message"
+        super().__init__(f"internal error (a bug in kgstore; please report it): {type(fault).__name__}: {said}; "
+                         f"run again with {DEBUG_VARIABLE}=1 to see where")

@@ -204,3 +204,26 @@ def test_tables_print_brackets_in_titles_and_values_as_written(capsys):
     emit_rows([{"value": "[ENT: Barack Obama]"}], ["value"], "table", title="Entities for 'born in [cambridge]'")
     out = capsys.readouterr().out
     assert "[cambridge]" in out and "[ENT: Barack Obama]" in out
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_fault_in_kgstore_itself_is_one_line_not_a_traceback(demo_store, debug):
+    """A bug (here: a division by zero put into ``Store.stats``) that no error of the tree
+    names is said in one line with exit code 70; ``KGSTORE_DEBUG=1`` shows the traceback."""
+    import os
+    import subprocess
+    import sys
+
+    path, _ = demo_store
+    code = ("import sys, kgstore; kgstore.Store.stats = lambda self: 1 / 0\n"
+            "from kgstore.cli import main; sys.argv[0] = 'kgstore'; main()")
+    env = {k: v for k, v in os.environ.items() if k != "KGSTORE_DEBUG"} | ({"KGSTORE_DEBUG": "1"} if debug else {})
+    proc = subprocess.run([sys.executable, "-c", code, "stats", str(path)], capture_output=True, text=True,
+                          timeout=60, env=env)
+    if debug:
+        assert proc.returncode == 1 and "Traceback" in proc.stderr and "ZeroDivisionError" in proc.stderr
+    else:
+        assert proc.returncode == 70, proc.stderr
+        assert proc.stderr.startswith("Error: internal error (a bug in kgstore; please report it): "
+                                      "ZeroDivisionError: division by zero; run again with KGSTORE_DEBUG=1")
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

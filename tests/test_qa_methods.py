@@ -266,6 +266,24 @@ def test_a_failed_request_becomes_an_error_refusal(store):
     assert result.trace["error"]["type"] == "LLMRequestError"
 
 
+def test_a_fault_in_kgstore_is_an_error_refusal_with_its_traceback_in_the_trace(store, monkeypatch):
+    """A bug met on one question (here a ValueError where the model's reply is read) refuses
+    that question, so an eval goes on; the trace keeps where it was. KGSTORE_DEBUG=1 raises it."""
+    def broken(messages):
+        raise ValueError("'Altman' is not in list")
+
+    monkeypatch.delenv("KGSTORE_DEBUG", raising=False)
+    result, _ = ask(store, [broken])
+    assert result.refused and result.refusal.reason == "error"
+    assert result.refusal.message.startswith("internal error (a bug in kgstore; please report it): "
+                                             "ValueError: 'Altman' is not in list")
+    assert result.trace["error"]["type"] == "InternalError"
+    assert "Traceback" in result.trace["error"]["where"] and "broken" in result.trace["error"]["where"]
+    monkeypatch.setenv("KGSTORE_DEBUG", "1")
+    with pytest.raises(ValueError, match="is not in list"):
+        ask(store, [broken])
+
+
 def test_io_baseline_answers_alone_and_is_parametric(store):
     result, llm = ask(store, ["The Andes span 7 countries: {Andes}"], method="io")
     assert result.answers == ["Andes"] and result.answer_iris == [ANDES] and result.parametric

@@ -6,7 +6,7 @@ import importlib
 
 import click
 
-from ..errors import KgstoreError
+from ..errors import InternalError, KgstoreError, showing_tracebacks
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `kgstore --help`)
@@ -60,9 +60,22 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KgstoreError as exc:
-            err = click.ClickException(str(exc))
-            err.exit_code = exc.exit_code
-            raise err from exc
+            raise _said(exc) from exc
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit, BrokenPipeError):
+            raise  # click's own: usage errors, Ctrl-C, exit codes, a closed pipe (`| head`)
+        except Exception as exc:
+            # a fault no error of the tree names: one line that says so, never a traceback
+            # (KGSTORE_DEBUG=1 shows it)
+            if showing_tracebacks():
+                raise
+            raise _said(InternalError(exc)) from exc
+
+
+def _said(exc: KgstoreError) -> click.ClickException:
+    """The error as click prints it: ``Error: ...`` on stderr, with the error's exit code."""
+    err = click.ClickException(str(exc))
+    err.exit_code = exc.exit_code
+    return err
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

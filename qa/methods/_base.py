@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from kgstore.errors import LLMUnavailableError, QAError, VectorIndexError
+from kgstore.errors import InternalError, KgstoreError, LLMUnavailableError, QAError, VectorIndexError, showing_tracebacks
 
 from ..llm import LLM, Completion
 from ..open import open_answer, read_open
@@ -146,6 +146,16 @@ class QAMethod(ABC):
             run.record("error", type=type(exc).__name__, message=str(exc))
             result = Answer(question=question, method=self.name,
                             refusal=Refusal("error", f"{type(exc).__name__}: {exc}"))
+        except KgstoreError:
+            raise  # the store or the index failed: every question would, so the caller says it
+        except Exception as exc:
+            # a bug met on this question: it is refused, with the traceback in the trace, and
+            # an eval goes on to the next (KGSTORE_DEBUG=1 raises it)
+            if showing_tracebacks():
+                raise
+            fault = InternalError(exc)
+            run.record("error", type="InternalError", message=str(fault), where=fault.where)
+            result = Answer(question=question, method=self.name, refusal=Refusal("error", str(fault)))
         result.seconds = time.perf_counter() - started
         result.tokens = run.tokens
         result.trace = run.trace
