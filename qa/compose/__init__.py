@@ -20,7 +20,7 @@ from ..steps import _sparql_build as sb
 from ..steps._result import Answer
 from ._candidates import EntityTie, Ordering, QueryCandidate, SpanTie, ValueTie
 from ._comparisons import Comparison, comparisons
-from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, rank
+from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, onward_judged, rank
 from ._reading import COMPARISON_CUES, LinkedEntity, Mention, QuestionReading, read_question, written_like
 from ._verbalize import verbalize
 
@@ -78,5 +78,5 @@ def compose_answer(store, index, question: str, run, method: str, *,
 
 
 __all__ = ["compose_answer", "Picked", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
-           "EntityTie", "ValueTie", "SpanTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
+           "EntityTie", "ValueTie", "SpanTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank", "onward_judged",
            "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]

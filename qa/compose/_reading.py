@@ -159,21 +159,28 @@ class QuestionReading:
         "obiwan" as "obi wan"). Composing after such a refusal is to find that name; a
         mention elsewhere in the question ("movies" as *Movie Movie*, "Her" of a renamed
         title) would answer a question about something else. A draft's variable
-        ("[ENT: name ?king]") names nothing, and restricts nothing."""
-        wanted = [n for n in names if n.strip() and "?" not in n]
+        ("[ENT: name ?king]") names nothing, and a name the question writes nowhere (the
+        draft's guess at the answer: "[ENT: Latin]" for "what did the ancient romans
+        speak") is the draft's own: neither restricts anything."""
+        wanted = [n for n in names if n.strip() and "?" not in n and self.writes(n)]
         if not wanted:
             return self
         words = {w for n in wanted for w in _folded_words(n) if w not in _FUNCTION_WORDS}
         letters = ["".join(_folded_words(n)) for n in wanted]
+        return replace(self, mentions=tuple(m for m in self.mentions
+                                            if _written_alike(_folded_words(m.text), words, letters)))
 
-        def where(m: Mention) -> bool:
-            own = "".join(_folded_words(m.text))
-            # a name written joined ("obiwan" of "obi wan") holds the other's letters; a
-            # letter or two ("O" of "O'Malley") is inside any name, and locates nothing
-            return bool(words & set(_folded_words(m.text))) or any(
-                own == n or (min(len(own), len(n)) >= 4 and (own in n or n in own)) for n in letters if own)
-
-        return replace(self, mentions=tuple(m for m in self.mentions if where(m)))
+    def writes(self, name: str) -> bool:
+        """Whether the question writes ``name``, as typed: one of its words (not a function
+        word) or its plural ("comedies" of "Comedy"), a word of four letters or more inside
+        another ("australians" of "Australian"), or its letters as a run of the question's words ("AnnLee" of "ann
+        lee", "obi wan" of "obiwan")."""
+        words = {w for w in _folded_words(name) if w not in _FUNCTION_WORDS}
+        letters = "".join(_folded_words(name))
+        written = _folded_words(self.text)
+        runs = {"".join(written[i:j]) for i in range(len(written)) for j in range(i + 2, min(i + 5, len(written) + 1))}
+        return letters in runs or any(_written_alike([form], words, [letters]) for w in written
+                                      if w not in _FUNCTION_WORDS for form in (w, *singulars(w)))
 
     @property
     def written_names(self) -> frozenset[str]:
@@ -449,6 +456,16 @@ def _shortened(a: str, b: str) -> bool:
     ("sat" of "saint")."""
     short, long_ = sorted((a, b), key=len)
     return len(short) == 2 and len(long_) >= 4 and short[0] == long_[0] and short[-1] == long_[-1]
+
+
+def _written_alike(written: Sequence[str], words: set[str], letters: Sequence[str]) -> bool:
+    """Whether the folded ``written`` words are where a name of ``words`` (and ``letters``,
+    each name's letters run together) is written: a word in common, or the letters of one
+    inside the other's. A name written joined ("obiwan" of "obi wan") holds the other's
+    letters; a letter or two ("O" of "O'Malley") is inside any name, and locates nothing."""
+    own = "".join(written)
+    return bool(words & set(written)) or any(
+        own == n or (min(len(own), len(n)) >= 4 and (own in n or n in own)) for n in letters if own)
 
 
 def _folded_words(text: str) -> list[str]:
