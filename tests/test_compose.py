@@ -894,10 +894,32 @@ def test_an_option_that_uses_fewer_of_the_written_names_ends_below_one_that_uses
     reading, _, by_text = enumerated(films, "How many of Ann Lee's films did Bo Park star in?")
     bo_park = by_text["how many: what starred actors Bo Park"]
     both = by_text["how many: Ann Lee directed what; where the answer starred actors Bo Park"]
-    assert names_in(bo_park, reading.written_names) < names_in(both, reading.written_names)
-    assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.6], reading.written_names) == [2.4 - 1e-3, 2.4]
+    written = reading.written_mentions
+    assert names_in(bo_park, written) < names_in(both, written)
+    assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.6], written) == [2.4 - 1e-3, 2.4]
     # a narrower option the model says no to places nothing
-    assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.3], reading.written_names) == [2.5, 2.4]
+    assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.3], written) == [2.5, 2.4]
+
+
+def test_any_entity_that_bears_a_written_name_uses_it(films):
+    """"How many of [Kate Nelligan]'s films are horror movies?": "horror" is a tag and a
+    genre; her films with the tag and her films of the genre use the same two names, and
+    neither is placed below the other for it (issue 41's dev-test counted the tag's one
+    film where the genre holds two)."""
+    from dataclasses import replace
+
+    from qa.compose._choose import more_names_used, names_in
+
+    reading, _, by_text = enumerated(films, "which comedy films did ann lee direct")
+    genre = next(c for c in by_text.values() if c.stage == "entity constraint" and c.path.hops == 1
+                 and c.topic.label == "Ann Lee" and c.ties[0].entity.label == "Comedy")
+    tie = genre.ties[0]
+    tag = replace(genre, ties=(replace(tie, entity=replace(tie.entity, iri="urn:tag:comedy")),))
+    written = (frozenset({genre.topic.iri}), frozenset({tie.entity.iri, "urn:tag:comedy"}))
+    assert names_in(genre, written) == names_in(tag, written) == {0, 1}
+    assert more_names_used([tag, genre], [2.5, 2.4], [0.6, 0.6], written) == [2.5, 2.4]
+    # the reading counts a mention's entities that bear its name, not those near in meaning
+    assert all(iris for iris in reading.written_mentions)
 
 
 def test_a_pick_falls_through_to_the_stage_the_shape_asks_for(films):

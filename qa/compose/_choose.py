@@ -214,19 +214,22 @@ def names_used(shown: Sequence, final: Sequence[float], named: frozenset[str]) -
     return out
 
 
-def names_in(candidate, named: frozenset[str]) -> frozenset[str]:
-    """The names the question writes that ``candidate`` uses: its topic and the entities
-    it ties to (negated or not); a comparison's two sides."""
+def names_in(candidate, written: Sequence[frozenset[str]]) -> frozenset[int]:
+    """Which of the names the question writes (``written``: each name's entities, as
+    :attr:`QuestionReading.written_mentions` gives them) ``candidate`` uses: its topic and
+    the entities it ties to (negated or not); a comparison's two sides. Any entity that
+    bears a name uses it: the tag *horror* and the genre *Horror* both use "horror"."""
     if isinstance(candidate, Comparison):
-        return frozenset({candidate.first.entity.iri, candidate.second.entity.iri} & named)
-    if not isinstance(candidate, QueryCandidate):
+        used = {candidate.first.entity.iri, candidate.second.entity.iri}
+    elif isinstance(candidate, QueryCandidate):
+        used = {candidate.topic.iri} | {t.entity.iri for t in candidate.ties if isinstance(t, EntityTie)}
+    else:
         return frozenset()
-    used = {candidate.topic.iri} | {t.entity.iri for t in candidate.ties if isinstance(t, EntityTie)}
-    return frozenset(used & named)
+    return frozenset(n for n, iris in enumerate(written) if used & iris)
 
 
 def more_names_used(shown: Sequence, final: Sequence[float], weighed: Sequence[float],
-                    named: frozenset[str], floor: float = 0.5) -> list[float]:
+                    written: Sequence[frozenset[str]], floor: float = 0.5) -> list[float]:
     """``final`` with each option placed just below every option that uses the names it
     uses and more, and that the model does not judge a no (``weighed`` at least
     ``floor``): STAGG's use every entity the question names, across topics. "How many of
@@ -234,7 +237,7 @@ def more_names_used(shown: Sequence, final: Sequence[float], weighed: Sequence[f
     names, Roodt's films in the language Zulu both, and the model judged the cast the
     likelier (it reads a count as any count). :func:`names_used` places an option below
     the one that narrows it; this one below one that starts elsewhere."""
-    used = [names_in(c, named) for c in shown]
+    used = [names_in(c, written) for c in shown]
     out = list(final)
     for n in sorted(range(len(shown)), key=lambda n: -len(used[n])):
         wider = [m for m in range(len(shown)) if used[n] < used[m] and weighed[m] >= floor]
@@ -349,7 +352,7 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, weighed)]
     if options.inherit_core:
         final = names_used(shown, final, reading.written_names)
-        final = more_names_used(shown, final, weighed, reading.written_names)
+        final = more_names_used(shown, final, weighed, reading.written_mentions)
     best = max(fitting or range(len(shown)), key=lambda n: final[n])
     fell = None  # recorded on every choice: a question composes more than once
     if fitting and best != max(range(len(shown)), key=lambda n: final[n]):

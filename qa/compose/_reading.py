@@ -188,9 +188,20 @@ class QuestionReading:
         a name the store holds ("in German", "without Adrian Grenier", "horror") or as its
         plural ("dramas" of Drama). A candidate that leaves one unused leaves out part of
         what was asked (a feature; a name linked only by meaning is not counted)."""
-        return frozenset(m.best.iri for m in self.mentions if m.bracketed or (
+        return frozenset(m.best.iri for m in self._written())
+
+    @property
+    def written_mentions(self) -> tuple[frozenset[str], ...]:
+        """For each name the question writes (as :attr:`written_names` counts them), every
+        entity that bears it: "horror" is a tag and a genre, and a candidate tied to either
+        uses the one name written."""
+        return tuple(frozenset([m.best.iri] + [e.iri for e in m.entities[1:] if e.match != "vector"])
+                     for m in self._written())
+
+    def _written(self) -> list[Mention]:
+        return [m for m in self.mentions if m.bracketed or (
             m.span[0] > 0 and len(m.text) >= 3 and (
-                m.best.match != "vector" or m.best.label.lower() in singulars(m.text.lower()))))
+                m.best.match != "vector" or m.best.label.lower() in singulars(m.text.lower())))]
 
     @property
     def asks_order(self) -> bool:
