@@ -78,5 +78,5 @@ def compose_answer(store, index, question: str, run, method: str, *,
 
 
 __all__ = ["compose_answer", "Picked", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
-           "EntityTie", "ValueTie", "SpanTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank", "onward_judged",
-           "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]
+           "EntityTie", "ValueTie", "SpanTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
+           "onward_judged", "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]

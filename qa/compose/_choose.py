@@ -435,6 +435,7 @@ def inherited(shown: Sequence, judged: Sequence[float], fitting: Sequence[int] =
 
 
 def is_plain_chain(candidate) -> bool:
+    """A chain alone: no constraint, ordering, count, nor a comparison."""
     return (isinstance(candidate, QueryCandidate) and not candidate.ties and candidate.ordering is None
             and not candidate.count)
 

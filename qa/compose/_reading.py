@@ -173,13 +173,13 @@ class QuestionReading:
     def writes(self, name: str) -> bool:
         """Whether the question writes ``name``, as typed: one of its words (not a function
         word) or its plural ("comedies" of "Comedy"), a word of four letters or more inside
-        another ("australians" of "Australian"), or its letters as a run of the question's words ("AnnLee" of "ann
-        lee", "obi wan" of "obiwan")."""
+        another ("australians" of "Australian"), or its letters as a run of two to four of
+        the question's words ("AnnLee" of "ann lee")."""
         words = {w for w in _folded_words(name) if w not in _FUNCTION_WORDS}
         letters = "".join(_folded_words(name))
-        written = _folded_words(self.text)
-        runs = {"".join(written[i:j]) for i in range(len(written)) for j in range(i + 2, min(i + 5, len(written) + 1))}
-        return letters in runs or any(_written_alike([form], words, [letters]) for w in written
+        text = _folded_words(self.text)
+        runs = {"".join(text[i:j]) for i in range(len(text)) for j in range(i + 2, min(i + 5, len(text) + 1))}
+        return letters in runs or any(_written_alike([form], words, [letters]) for w in text
                                       if w not in _FUNCTION_WORDS for form in (w, *singulars(w)))
 
     @property
