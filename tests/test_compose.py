@@ -920,6 +920,13 @@ def test_any_entity_that_bears_a_written_name_uses_it(films):
     assert more_names_used([tag, genre], [2.5, 2.4], [0.6, 0.6], written) == [2.5, 2.4]
     # the reading counts a mention's entities that bear its name, not those near in meaning
     assert all(iris for iris in reading.written_mentions)
+    # and a word inside a longer name is no name of its own ("Romantic" of "Born Romantic")
+    titled = read_question(films[1], "which films like Night Harbor did ann lee direct")
+    outer = next(m for m in titled.mentions if m.best.label == "Night Harbor")
+    inner = replace(outer, text="Harbor", span=(outer.span[1] - 6, outer.span[1]),
+                    entities=(replace(outer.best, iri="urn:tag:harbor", label="harbor"),))
+    nested = replace(titled, mentions=titled.mentions + (inner,))
+    assert outer.best.iri in nested.written_names and "urn:tag:harbor" not in nested.written_names
 
 
 def test_a_pick_falls_through_to_the_stage_the_shape_asks_for(films):

@@ -186,7 +186,8 @@ class QuestionReading:
     def written_names(self) -> frozenset[str]:
         """The entities the question names: bracketed, or past its first word written as
         a name the store holds ("in German", "without Adrian Grenier", "horror") or as its
-        plural ("dramas" of Drama). A candidate that leaves one unused leaves out part of
+        plural ("dramas" of Drama); not a word inside a longer name ("Romantic" of "Born
+        Romantic"). A candidate that leaves one unused leaves out part of
         what was asked (a feature; a name linked only by meaning is not counted)."""
         return frozenset(m.best.iri for m in self._written())
 
@@ -194,14 +195,19 @@ class QuestionReading:
     def written_mentions(self) -> tuple[frozenset[str], ...]:
         """For each name the question writes (as :attr:`written_names` counts them), every
         entity that bears it: "horror" is a tag and a genre, and a candidate tied to either
-        uses the one name written."""
-        return tuple(frozenset([m.best.iri] + [e.iri for e in m.entities[1:] if e.match != "vector"])
+        uses the one name written. A namesake bears the best entity's label, not a part of it
+        ("Born Romantic" is not the tag *romantic*)."""
+        return tuple(frozenset([m.best.iri] + [e.iri for e in m.entities[1:] if e.match != "vector"
+                                               and _folded_words(e.label) == _folded_words(m.best.label)])
                      for m in self._written())
 
     def _written(self) -> list[Mention]:
-        return [m for m in self.mentions if m.bracketed or (
-            m.span[0] > 0 and len(m.text) >= 3 and (
-                m.best.match != "vector" or m.best.label.lower() in singulars(m.text.lower())))]
+        # a mention inside a longer one's span is a word of that name ("Romantic" of "Born
+        # Romantic"), not a name of its own
+        return [m for m in self.mentions if not any(
+                    o.span[0] <= m.span[0] and m.span[1] <= o.span[1] and o.span != m.span for o in self.mentions)
+                and (m.bracketed or (m.span[0] > 0 and len(m.text) >= 3 and (
+                    m.best.match != "vector" or m.best.label.lower() in singulars(m.text.lower()))))]
 
     @property
     def asks_order(self) -> bool:
