@@ -36,6 +36,7 @@
     │   ├─ LLMRequestError         the backend refused or failed one request (terminal)
     │   ├─ UnknownMethodError      no QA method of that name
     │   ├─ UnknownOptionError      an option the QA method does not take
+    │   ├─ OptionValueError        an option's value the method cannot work with ("answer_tokens": 0)
     │   ├─ DatasetError            a QA benchmark file is missing or malformed
     │   ├─ UnsafeQueryError        generated query text tried to do something not allowed
     │   └─ QuerySyntaxError        generated query text does not parse (line, column, offset)
@@ -294,6 +295,14 @@ class UnknownOptionError(QAError):
         self.known = dict(known)
         valid = ", ".join(f"{k} (default {v!r})" for k, v in self.known.items()) or "none"
         super().__init__(f"method {method} has no option {', '.join(map(repr, self.names))}; its options: {valid}")
+
+
+class OptionValueError(QAError, ValueError):
+    """A method option of the right type whose value the method or its model cannot work
+    with (``answer_tokens=0``: no token to answer in). Raised, not refused: every question
+    would fail alike, and the caller gave the value."""
+
+    exit_code = 2
 
 
 class DatasetError(QAError):

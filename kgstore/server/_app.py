@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from .._bounded_query import write_bounded_async
-from ..errors import (EndpointError, KgstoreError, LLMUnavailableError, QueryError, QueryRefusedError,
+from ..errors import (EndpointError, KgstoreError, LLMUnavailableError, OptionValueError, QueryError, QueryRefusedError,
                       QueryTimeoutError, QAError, StoreClosedError, StoreLockedError, VectorIndexError)
 from ._ask_queue import MAX_TICKET_CHARS
 from ._ask_request import parse_ask
@@ -279,6 +279,8 @@ async def _ask(request: Request) -> Response:
             answer = await anyio.to_thread.run_sync(
                 lambda: state.method(snapshot, ask.method, ask.options).answer(
                     ask.question, allow_parametric=ask.allow_parametric))
+    except OptionValueError as exc:
+        return _error(BadRequest(f"method {ask.method} cannot run with the options {ask.options}: {exc}"))
     except (KgstoreError, BadRequest) as exc:
         return _error(exc)
     except (ValueError, TypeError) as exc:

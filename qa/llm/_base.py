@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, Union
 
-from kgstore.errors import LLMRequestError
+from kgstore.errors import LLMRequestError, OptionValueError
 
 Message = Mapping[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
 Prompt = Union[str, Sequence[Message]]
@@ -87,7 +87,7 @@ class LLM(ABC):
         if schema is not None and grammar is not None:
             raise ValueError("pass either schema or grammar, not both")
         if max_tokens < 1:
-            raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+            raise OptionValueError(f"max_tokens must be at least 1, got {max_tokens}")
         if logprobs is not None and not 0 < logprobs <= 20:
             raise ValueError(f"logprobs must be between 1 and 20, got {logprobs}")
         return self._complete(as_messages(prompt), schema=dict(schema) if schema is not None else None,

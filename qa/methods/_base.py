@@ -8,7 +8,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from kgstore.errors import InternalError, KgstoreError, LLMUnavailableError, QAError, VectorIndexError, showing_tracebacks
+from kgstore.errors import (InternalError, KgstoreError, LLMUnavailableError, OptionValueError, QAError, VectorIndexError,
+                            showing_tracebacks)
 
 from ..llm import LLM, Completion
 from ..open import open_answer, read_open
@@ -140,8 +141,8 @@ class QAMethod(ABC):
             # one catalog connection for the question's many lookups, one reading of it
             with self.context.asking(), self.store.reading():
                 result = self._answer_checked(question, run, allow_parametric, in_shape)
-        except LLMUnavailableError:
-            raise
+        except (LLMUnavailableError, OptionValueError):
+            raise  # every question would fail alike: the caller says it
         except QAError as exc:
             run.record("error", type=type(exc).__name__, message=str(exc))
             result = Answer(question=question, method=self.name,
