@@ -284,6 +284,15 @@ def test_a_fault_in_kgstore_is_an_error_refusal_with_its_traceback_in_the_trace(
         ask(store, [broken])
 
 
+def test_an_option_value_the_model_cannot_work_with_is_raised_not_refused(store):
+    """answer_tokens=0 leaves no token to answer in: every question would fail alike, so
+    the caller who gave it hears it (the server's 400, the CLI's exit code 2)."""
+    from kgstore.errors import OptionValueError
+
+    with pytest.raises(OptionValueError, match="max_tokens must be at least 1, got 0"):
+        ask(store, ["{Andes}"], method="io", answer_tokens=0)
+
+
 def test_io_baseline_answers_alone_and_is_parametric(store):
     result, llm = ask(store, ["The Andes span 7 countries: {Andes}"], method="io")
     assert result.answers == ["Andes"] and result.answer_iris == [ANDES] and result.parametric
