@@ -162,8 +162,16 @@ def stem(word: str) -> str:
     word = word.lower()
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
+            # "movies" and "countries" keep the letter that "movie" and "country" end on
+            word = word[: -len(suffix)] + ("i" if suffix == "ies" else "")
             break
+    else:
+        # a singular's silent "e" or final "y" after a consonant is what its plural
+        # loses or changes ("zone" of "zones", "country" of "countries")
+        if len(word) > 3 and word[-1] == "e":
+            word = word[:-1]
+        elif len(word) > 3 and word[-1] == "y" and word[-2] not in "aeiou":
+            word = word[:-1] + "i"
     if len(word) > 3 and word[-1] == word[-2]:
         word = word[:-1]
     return word

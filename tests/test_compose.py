@@ -560,6 +560,25 @@ def test_the_draft_stands_when_nothing_could_narrow_it(films):
         assert quiet.refined("which films did ann lee direct", draft, MethodRun(quiet.context.llm)) is None
 
 
+def test_a_name_the_draft_wrote_short_leaves_the_question_s_other_name_its_topic(films):
+    # the draft wrote "[ENT: Harbor]" for *Night Harbor* and left Ann Lee a variable: refused
+    # for that name, composing looks for it alone, and sets Ann Lee aside (never an answer);
+    # the model says no to all that is about Night Harbor, so the pick composed from the
+    # whole question, which it says yes to, is taken
+    store, _ = films
+    draft = "SELECT DISTINCT ?f WHERE { ?f [REL: made after] [ENT: Harbor] }"
+    picks = judge(r"^Ann Lee directed what$")
+    reader = lambda messages: picks(messages) if "\nQuery: " in messages[-1]["content"] else "no"
+    cascade = _cascade(films, ScriptedLLM([draft] + [reader] * 30))
+    with store.reading():
+        answer = cascade.answer("which films did ann lee make after harbor")
+    assert answer.trace["pgmr"]["resolve"] and answer.trace["cascade"]["first_refusal"] == "not_in_store"
+    about = answer.trace["compose_about"]
+    assert [m["text"] for m in about["reading"]["mentions"]] == ["harbor"]
+    assert about["reading"]["set_aside"] and all("Ann Lee" not in o["answers"] for o in about["options"])
+    assert {"Paper Lanterns", "Glass River", "Quiet Engines"} <= set(answer.answers)
+
+
 def test_a_name_the_store_lacks_is_refused_before_anything_is_composed(films):
     store, index = films
     cascade = _cascade(films, ScriptedLLM([]))  # any call to the model fails the test
@@ -1011,3 +1030,16 @@ def test_a_comparing_question_asking_for_a_number_prefers_the_difference(films):
         plainly = rank(index.embed, reading, [apart, year], ComposeOptions(cue_weight=0.0))
         cued = rank(index.embed, reading, [apart, year])
         assert [round(b - a, 4) for a, b in zip(plainly, cued)] == [0.1, 0.0]
+
+
+def test_a_hop_onto_mediators_is_walked_on_though_its_words_score_low(rosters):
+    # the beam keeps one prefix, the place of birth; the teams hop lands on roster (CVT)
+    # nodes, which answer nothing themselves: it is walked on, to the teams they join
+    from qa.steps._paths import relation_paths
+
+    store, _ = rosters
+    birth_first = lambda paths: [1.0 if "birth" in p.labels[-1] else 0.0 for p in paths]
+    with store.reading():
+        paths = relation_paths(store, "Hank Moss", "http://rdf.freebase.com/ns/en.hank_moss", birth_first,
+                               max_hops=2, beam=1, timeout_s=5.0)
+    assert ("sports pro athlete teams", "sports sports team roster team") in {p.labels for p in paths}

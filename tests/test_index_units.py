@@ -124,3 +124,14 @@ def test_mediator_nodes_read_as_two_hop_statements(shared_data, tmp_path):
             "?e1 has film film starring with film performance actor ?e2 and film performance character ?e3":
                 f"{starring}.actor ?e2 . ?m fb:film.performance.character ?e3",
         }
+
+
+@pytest.mark.parametrize("one, other", [("zone", "zones"), ("movie", "movies"), ("country", "countries"),
+                                        ("director", "directed"), ("writer", "written"), ("play", "played"),
+                                        ("release", "released"), ("genre", "genres")])
+def test_a_word_and_its_plural_or_other_form_share_a_stem(one, other):
+    from indexer._verbalize import stem
+
+    # "time zone" in a question is the relation "time zones", not an entity read by meaning
+    assert stem(one) == stem(other)
+    assert stem("zone") != stem("zoo") and stem("play") != stem("plan")

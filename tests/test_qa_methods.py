@@ -344,3 +344,22 @@ def test_a_sketch_about_another_entity_than_the_question_names_is_not_renamed(st
     result, _ = ask(store, [ALPS_CYPHER, "{unknown}"])
     assert result.trace["semantic_query"]["queries"][0]["about"] == []
     assert result.refused
+
+
+def test_a_list_named_by_years_comes_first_or_last_first_as_the_question_asks():
+    from qa import Answer
+    from qa.steps._answering import in_named_year_order, named_years
+
+    finals = Answer(question="", method="m", answers=["1989 NBA Finals", "2004 NBA Finals", "1990 NBA Finals"],
+                    answer_iris=["f89", "f04", "f90"], values=[None, None, None])
+    assert named_years(finals) == [1989, 2004, 1990]
+    last = in_named_year_order(finals, ascending=False)
+    assert last.answers == ["2004 NBA Finals", "1990 NBA Finals", "1989 NBA Finals"]
+    assert last.answer_iris == ["f04", "f90", "f89"]
+    assert in_named_year_order(finals, ascending=True).answers[0] == "1989 NBA Finals"
+    # a name with no year, or two, or a value answer: the order stays as it is
+    for answers in (["1989 NBA Finals", "Detroit"], ["Tours of 1985 and 1990", "2004 NBA Finals"]):
+        mixed = Answer(question="", method="m", answers=answers, answer_iris=["a", "b"])
+        assert named_years(mixed) is None and in_named_year_order(mixed, False) is mixed
+    years = Answer(question="", method="m", answers=["1999", "2004"], answer_iris=[None, None])
+    assert in_named_year_order(years, False) is years

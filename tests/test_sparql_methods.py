@@ -268,6 +268,20 @@ def test_pgmr_drops_an_entity_the_question_never_mentions_and_keeps_the_rest(sto
     assert "invented" not in result.trace.get("names", {})
 
 
+def test_pgmr_refuses_a_draft_that_names_only_entities_the_question_never_mentions(store):
+    # the draft starts from Nepal, which "which countries does the andes cover" never names:
+    # it would answer about Nepal, so it names no entity to start from (the cascade composes)
+    draft = "SELECT DISTINCT ?x WHERE { [ENT: Nepal] [REL: shares border with] ?x }"
+    pgmr = make_method("pgmr", QAContext(store=store, llm=ScriptedLLM([draft])), read_answers=False)
+    result = pgmr.answer("which countries does the andes cover", in_shape=False)
+    assert result.refused and result.refusal.reason == "no_entity"
+    assert "never mentions: Nepal" in result.refusal.message
+    # a country's people's adjective writes the country ("argentinian" of Argentina): not invented
+    result, _ = ask(store, ["SELECT DISTINCT ?x WHERE { ?x [REL: country] [ENT: Argentina] }"], "pgmr",
+                    question="which mountains are argentinian")
+    assert "invented" not in result.trace.get("names", {})
+
+
 def test_pgmr_retries_a_query_of_the_wrong_shape_once(store):
     result, llm = ask(store, ["SELECT ?x WHERE { [ENT: Andes] ?x }",
                               "SELECT DISTINCT ?x WHERE { [ENT: Andes] [REL: country] ?x }"], "pgmr")

@@ -97,7 +97,7 @@ def enumerate_candidates(store, embed: Callable, reading: QuestionReading,
         if not paths:
             continue
         scores = scorer.scores(paths)
-        named = [m.best.iri for m in reading.mentions]
+        named = [m.best.iri for m in reading.mentions] + sorted(reading.set_aside)
         for score, candidate in zip(scores, core_candidates(topic, paths, named)):
             # a shorter chain first where the words fit as well (a longer one repeats its words)
             cores.append((score + options.link_weight * topic.score - options.hop_cost * candidate.path.hops,

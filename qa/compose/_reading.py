@@ -101,6 +101,10 @@ class QuestionReading:
     form: str = "entities"
     # where in ``text`` the first word that denies stands (None: none does)
     denial_at: int | None = None
+    # the best entities of mentions a refusal set aside (:meth:`about`): no topic, and never
+    # an answer, since the question names them ("nasri" of "who did nasri play for before
+    # arsenal", once the store was searched for "Arsenal" alone)
+    set_aside: frozenset[str] = field(default_factory=frozenset)
 
     def topics(self, per_mention: int = 2, limit: int = 4) -> list[tuple[Mention, LinkedEntity]]:
         """Candidate topic entities: the best ``per_mention`` entities of each mention,
@@ -167,8 +171,9 @@ class QuestionReading:
             return self
         words = {w for n in wanted for w in _folded_words(n) if w not in _FUNCTION_WORDS}
         letters = ["".join(_folded_words(n)) for n in wanted]
-        return replace(self, mentions=tuple(m for m in self.mentions
-                                            if _written_alike(_folded_words(m.text), words, letters)))
+        kept = tuple(m for m in self.mentions if _written_alike(_folded_words(m.text), words, letters))
+        return replace(self, mentions=kept,
+                       set_aside=self.set_aside | {m.best.iri for m in self.mentions if m not in kept})
 
     def writes(self, name: str) -> bool:
         """Whether the question writes ``name``, as typed: one of its words (not a function
@@ -284,7 +289,8 @@ class QuestionReading:
                               "entities": [[e.iri, e.label, round(e.score, 4), e.match] for e in m.entities[:3]]}
                              for m in self.mentions],
                 "values": [{"op": v.op, "low": v.low, "high": v.high, "year": v.year, "words": v.words}
-                           for v in self.values]}
+                           for v in self.values],
+                **({"set_aside": sorted(self.set_aside)} if self.set_aside else {})}
 
 
 def unbracketed(question: str) -> tuple[str, list[tuple[int, int]]]:

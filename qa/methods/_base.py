@@ -16,7 +16,7 @@ from ..open import open_answer, read_open
 from ..prompts import render_prompt
 from ..shapes import answer_in_shape
 from ..steps import _sparql_build as sb
-from ..steps._answering import refuse
+from ..steps._answering import in_named_year_order, named_years, refuse
 from ..steps._result import Answer, Refusal, TokenUsage
 from ..steps._retrieval import question_names_not_held
 
@@ -141,6 +141,7 @@ class QAMethod(ABC):
             # one catalog connection for the question's many lookups, one reading of it
             with self.context.asking(), self.store.reading():
                 result = self._answer_checked(question, run, allow_parametric, in_shape)
+                result = self.in_asked_order(question, result, run)
         except (LLMUnavailableError, OptionValueError):
             raise  # every question would fail alike: the caller says it
         except QAError as exc:
@@ -161,6 +162,20 @@ class QAMethod(ABC):
         result.tokens = run.tokens
         result.trace = run.trace
         return result
+
+    def in_asked_order(self, question: str, answer: Answer, run: MethodRun) -> Answer:
+        """``answer`` with the first or the last of its entities first, as the question's
+        ordering word asks, where every one is named by its year and the store holds no date
+        to order them by (the first answer is the one a reader takes)."""
+        if not self.index_kinds or named_years(answer) is None:
+            return answer
+        ascending = self.context.read(question).order_ascending
+        if ascending is None:
+            return answer
+        ordered = in_named_year_order(answer, ascending)
+        if ordered is not answer:
+            run.record("order", by="the year each answer's name writes", ascending=ascending)
+        return ordered
 
     def _answer_checked(self, question: str, run: MethodRun, allow_parametric: bool, in_shape: bool | None) -> Answer:
         """The answer, after the name check of methods that link names. An open question

@@ -64,6 +64,8 @@ class CascadeMethod(QAMethod):
                 reading = reading.about(absent)
             picked = compose_answer(self.store, self.context.get_index(), question, run, self.name,
                                     reading=reading, absent=absent)
+            if picked is not None and not picked.answer.refused and reading.set_aside:
+                picked = self.whole_or_about(question, run, picked, absent)
             if picked is not None and not picked.answer.refused:
                 run.record("cascade", composed=True)
                 return picked.answer
@@ -77,6 +79,21 @@ class CascadeMethod(QAMethod):
         run.trace[self.then.name] = second.trace
         second.method = self.name
         return second
+
+    def whole_or_about(self, question: str, run: MethodRun, about, absent: tuple[str, ...]):
+        """Of the pick composed about the name the draft was refused for alone (``about``)
+        and the one composed from the whole question, the one the model judges likelier to
+        answer it. The draft may have refused for a name it wrote short ("[ENT: Arsenal]" of
+        *Arsenal F.C.*) while the question's topic was another it left a variable ("who did
+        nasri play for before arsenal"): the name set aside may be the one asked about."""
+        run.trace["compose_about"] = run.trace.pop("compose", {})
+        whole = compose_answer(self.store, self.context.get_index(), question, run, self.name,
+                               reading=self.context.read(question), absent=absent)
+        if whole is None or whole.answer.refused or whole.p <= about.p:
+            run.trace["compose_whole"] = run.trace.pop("compose", {})
+            run.trace["compose"] = run.trace.pop("compose_about")
+            return about
+        return whole
 
     def refined(self, question: str, first: Answer, run: MethodRun) -> Answer | None:
         """The composed answer when it narrows the first method's: a constraint or an

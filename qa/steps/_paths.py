@@ -218,11 +218,27 @@ def relation_paths(store, start: str, start_iri: str, score: Callable[[Sequence[
         found += layer
         scores = score(layer)
         ranked = sorted(range(len(layer)), key=lambda i: -scores[i])
-        frontier = [layer[i] for i in ranked if not layer[i].literal][:beam]
-        frontier = [path for path in frontier if path.reaches <= MAX_WALKED_ON and not path.sampled]
+        walkable = [layer[i] for i in ranked if not layer[i].literal]
+        frontier = [path for path in walkable[:beam] if path.reaches <= MAX_WALKED_ON and not path.sampled]
+        # a hop onto mediators (CVT nodes) says little in its own words ("location adjoin
+        # s"): what it joins is read one hop on, so the others the beam left are walked too
+        # (as many again); a mediator is never an answer, so stopping there finds nothing
+        frontier += [path for path in walkable[beam:] if path.reaches <= MAX_WALKED_ON and not path.sampled
+                     and reaches_mediators(store, start_iri, path, timeout_s=timeout_s)][:beam]
         if not frontier:
             break
     return found
+
+
+def reaches_mediators(store, start_iri: str, path: RelationPath, *, timeout_s: float) -> bool:
+    """Whether the first few nodes ``path`` reaches from the start are mediator (CVT) nodes."""
+    try:
+        rows = run_sparql(store, f"SELECT DISTINCT ?x WHERE {{ <{start_iri}> {path.property_path()} ?x . "
+                                 f"FILTER(isIRI(?x)) }} LIMIT 3", timeout_s=timeout_s, max_rows=3).rows
+    except (QueryError, UnsafeQueryError):
+        return False
+    reached = [row["x"].value for row in rows if isinstance(row.get("x"), ox.NamedNode)]
+    return bool(reached) and len(store.mediators(reached)) == len(reached)
 
 
 def reading_text(label: str, backward: bool) -> str:

@@ -41,6 +41,7 @@ import itertools
 
 import numpy as np
 
+from ...compose import written_like
 from ...prompts import grammar_text
 from ...shapes import detect_shape
 from ...steps import _sparql_build as sb
@@ -131,12 +132,23 @@ class PGMRMethod(QAMethod):
             # an entity the draft names but the question never mentions was made up: the
             # query runs without it, rather than being refused for it
             invented = [n for n in query.entities() if not names_a_word_of(question, n)]
-            if invented and len(invented) < len(query.entities()):
-                # a name typed short ("uk") is mentioned when it links to what the name does
-                mentioned = {e.iri for m in self.context.read(question).mentions for e in m.entities}
-                invented = [n for n in invented if not any(c.iri in mentioned for c in index.link(n, k=3))]
-            if invented and len(invented) < len(query.entities()):
+            if invented:
+                # a name typed short ("uk") is mentioned when it links to what the name does;
+                # one typed joined ("StLucy" of "st. lucy") is written where its letters are,
+                # and a country where its people's adjective is ("Greece" of "greek")
+                reading = self.context.read(question)
+                mentioned = {e.iri for m in reading.mentions for e in m.entities}
+                invented = [n for n in invented if not reading.writes(n)
+                            and not any(written_like(word, n) for word in reading.text.split())
+                            and not any(c.iri in mentioned for c in index.link(n, k=3))]
+            if invented:
                 run.record("names", invented=invented, written=query.entities())
+                # a draft that names only what the question never mentions ("[ENT: Lionel
+                # Messi]" for "what team did aguero play for") would answer about someone
+                # else: it names no entity to start from, and the cascade composes instead
+                if len(invented) == len(query.entities()):
+                    return self.refuse(question, run, "no_entity", "the query names only entities the question "
+                                       "never mentions: " + ", ".join(invented), allow_parametric)
                 query = query.keeping_names([n for n in query.entities() if n not in invented])
         literal = literal_names(self.store, [n for n in query.entities() if not exact_entities(index, n, 1)])
         if literal:
