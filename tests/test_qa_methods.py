@@ -348,7 +348,7 @@ def test_a_sketch_about_another_entity_than_the_question_names_is_not_renamed(st
 
 def test_a_list_named_by_years_comes_first_or_last_first_as_the_question_asks():
     from qa import Answer
-    from qa.steps._answering import in_named_year_order, named_years
+    from qa.methods._base import in_named_year_order, named_years
 
     finals = Answer(question="", method="m", answers=["1989 NBA Finals", "2004 NBA Finals", "1990 NBA Finals"],
                     answer_iris=["f89", "f04", "f90"], values=[None, None, None])

@@ -2,10 +2,11 @@
 tokens and records the trace, and the base class that times and packages the answer."""
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from kgstore.errors import (InternalError, KgstoreError, LLMUnavailableError, OptionValueError, QAError, VectorIndexError,
@@ -16,7 +17,7 @@ from ..open import open_answer, read_open
 from ..prompts import render_prompt
 from ..shapes import answer_in_shape
 from ..steps import _sparql_build as sb
-from ..steps._answering import in_named_year_order, named_years, refuse
+from ..steps._answering import refuse
 from ..steps._result import Answer, Refusal, TokenUsage
 from ..steps._retrieval import question_names_not_held
 
@@ -100,6 +101,39 @@ class MethodRun:
                       "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
                       "seconds": round(completion.seconds, 3), "finish_reason": completion.finish_reason})
         return completion
+
+
+# a year a name writes ("2004 NBA Finals", "The London 2012 Summer Olympics")
+_NAMED_YEAR = re.compile(r"(?<![\w.])(1\d{3}|20\d{2})(?![\w.])")
+
+
+def named_years(answer: Answer) -> list[int] | None:
+    """The year each of ``answer``'s entities is named by ("2004 NBA Finals"), or None
+    unless it lists two or more entities and every one's name writes exactly one year."""
+    if answer.refused or answer.text is not None or len(answer.answers) < 2 or not all(answer.answer_iris):
+        return None
+    years = [_NAMED_YEAR.findall(label) for label in answer.answers]
+    return [int(found[0]) for found in years] if all(len(found) == 1 for found in years) else None
+
+
+def in_named_year_order(answer: Answer, ascending: bool) -> Answer:
+    """``answer`` with its entities in the order of the year each one's name writes, first
+    or last first as ``ascending`` says: for a question that asks for the first or the last
+    of several ("when did the detroit pistons last win the championship"), where events the
+    store holds no date for are named by their year (:func:`named_years`). The list is kept
+    whole; only which comes first changes. Otherwise ``answer`` as it is."""
+    years = named_years(answer)
+    if years is None:
+        return answer
+    order = sorted(range(len(years)), key=lambda i: years[i], reverse=not ascending)
+    if order == list(range(len(years))):
+        return answer
+
+    def reordered(aligned: list) -> list:  # the lists aligned with the answers, where they are
+        return [aligned[i] for i in order] if len(aligned) == len(order) else aligned
+
+    return replace(answer, answers=reordered(answer.answers), answer_iris=reordered(answer.answer_iris),
+                   values=reordered(answer.values), answer_stores=reordered(answer.answer_stores))
 
 
 class QAMethod(ABC):

@@ -9,8 +9,6 @@ whether the model's own knowledge may stand in.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import replace
 from typing import Sequence
 
 from ..prompts import grammar_text
@@ -89,37 +87,5 @@ def rows_answer(question: str, method: str, terms: Sequence[StoreTerm], evidence
                   values=[t.value.to_dict() if t.value else None for t in terms])
 
 
-# a year a name writes ("2004 NBA Finals", "The London 2012 Summer Olympics")
-_NAMED_YEAR = re.compile(r"(?<![\w.])(1\d{3}|20\d{2})(?![\w.])")
-
-
-def named_years(answer: Answer) -> list[int] | None:
-    """The year each of ``answer``'s entities is named by ("2004 NBA Finals"), or None
-    unless it lists two or more entities and every one's name writes exactly one year."""
-    if answer.refused or answer.text is not None or len(answer.answers) < 2 or not all(answer.answer_iris):
-        return None
-    years = [_NAMED_YEAR.findall(label) for label in answer.answers]
-    return [int(found[0]) for found in years] if all(len(found) == 1 for found in years) else None
-
-
-def in_named_year_order(answer: Answer, ascending: bool) -> Answer:
-    """``answer`` with its entities in the order of the year each one's name writes, first
-    or last first as ``ascending`` says: for a question that asks for the first or the last
-    of several ("when did the detroit pistons last win the championship"), where events the
-    store holds no date for are named by their year (:func:`named_years`). The list is kept
-    whole; only which comes first changes. Otherwise ``answer`` as it is."""
-    years = named_years(answer)
-    if years is None:
-        return answer
-    order = sorted(range(len(years)), key=lambda i: years[i], reverse=not ascending)
-    if order == list(range(len(years))):
-        return answer
-    def reordered(aligned: list) -> list:  # the lists aligned with the answers, where they are
-        return [aligned[i] for i in order] if len(aligned) == len(order) else aligned
-
-    return replace(answer, answers=reordered(answer.answers), answer_iris=reordered(answer.answer_iris),
-                   values=reordered(answer.values), answer_stores=reordered(answer.answer_stores))
-
-
-__all__ = ["in_named_year_order", "named_years", "answers_in", "ask_for_answers", "parametric_answers", "parametric_result", "refuse",
+__all__ = ["answers_in", "ask_for_answers", "parametric_answers", "parametric_result", "refuse",
            "supporting_evidence", "rows_answer"]
