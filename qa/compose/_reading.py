@@ -495,7 +495,10 @@ def _folded_words(text: str) -> list[str]:
     import unicodedata
 
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-    return [w.lower() for w in _WORD.findall(text)]
+    # an apostrophe inside a name is often left out ("l'ouverture" of Louverture); a
+    # possessive's "'s" is no part of the name
+    return [re.sub(r"['\u2019]s$", "", w.lower()).replace("'", "").replace("\u2019", "")
+            for w in _WORD.findall(text)]
 
 
 def _common_prefix(a: str, b: str) -> int:
