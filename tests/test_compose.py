@@ -117,6 +117,7 @@ def test_brackets_mark_a_name_and_are_read_out_of_the_text(films):
     ("zorblax mountains", "Rocky Mountains", False), ("vp lincoln", "Abraham Lincoln", False),
     ("saint george day", "St George's Day", True), ("mt hood", "Mount Hood", True), ("sat", "Saint", False),
     ("toussaint l'ouverture", "Toussaint Louverture", True), ("o'hare", "Hare Krishna", False),
+    ("nafta", "North American Free Trade Agreement", True), ("nafta", "North American Trade", False),
 ])
 def test_a_name_read_by_meaning_must_be_written_in_the_label(typed, label, like):
     from qa.compose import written_like

@@ -433,7 +433,8 @@ def written_like(typed: str, label: str, index=None) -> bool:
     """Whether every word of ``typed`` that is no function word (nor, with ``index``, a word
     of the store's relation labels) is written in ``label``: as one of its words, as the
     start of one ("jamaican", "portuguese" of Jamaica, Portugal), or as its initials ("uk",
-    "the eu", "us" of United Kingdom, European Union, United States of America). Meaning
+    "the eu", "us" of United Kingdom, European Union, United States of America; all of
+    them, however many: "nafta"). Meaning
     alone would take "zorblax mountains" for the Rocky Mountains: a name the store lacks."""
     words = _name_words(typed, index)
     return bool(words) and all(_written_in(w, label) for w in words)
@@ -465,7 +466,8 @@ def _written_in(word: str, label: str) -> bool:
     own = _folded_words(label)
     initials = "".join(w[0] for w in own if w not in _FUNCTION_WORDS)
     return word in own or any(_common_prefix(word, o) >= max(4, int(0.6 * len(word))) or _shortened(word, o)
-                              for o in own) or (2 <= len(word) <= 4 and initials.startswith(word))
+                              for o in own) or (2 <= len(word) <= 4 and initials.startswith(word)) \
+        or (len(word) >= 2 and word == initials)
 
 
 def _written_words(typed: str, label: str, index=None) -> int:
