@@ -1045,3 +1045,26 @@ def test_a_hop_onto_mediators_is_walked_on_though_its_words_score_low(rosters):
         paths = relation_paths(store, "Hank Moss", "http://rdf.freebase.com/ns/en.hank_moss", birth_first,
                                max_hops=2, beam=1, timeout_s=5.0)
     assert ("sports pro athlete teams", "sports sports team roster team") in {p.labels for p in paths}
+
+
+def test_every_method_s_list_named_by_years_is_put_in_the_order_the_question_asks(films):
+    # the finishing every method's answer passes (QAMethod.answer): a list whose members are
+    # each named by one year comes last first for "last", and as it was without an ordering word
+    from qa import Answer
+    from qa.methods._base import QAMethod
+
+    class Listing(QAMethod):
+        name, description, index_kinds = "listing", "answers three finals in the order the store gave", ("entities",)
+
+        def _answer(self, question, run, *, allow_parametric):
+            return Answer(question=question, method=self.name, answer_iris=["urn:f89", "urn:f04", "urn:f90"],
+                          answers=["1989 Harbor Finals", "2004 Harbor Finals", "1990 Harbor Finals"])
+
+    store, index = films
+    context = QAContext(store, ScriptedLLM([]))
+    context.index = index
+    last = Listing(context).answer("when did ann lee last win the finals")
+    assert last.answers == ["2004 Harbor Finals", "1990 Harbor Finals", "1989 Harbor Finals"]
+    assert last.answer_iris[0] == "urn:f04" and last.trace["order"]["ascending"] is False
+    plain = Listing(context).answer("when did ann lee win the finals")
+    assert plain.answers == ["1989 Harbor Finals", "2004 Harbor Finals", "1990 Harbor Finals"]

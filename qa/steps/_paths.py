@@ -13,6 +13,8 @@ choice among paths belong to the method; this module enumerates, renders and bui
 """
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -223,8 +225,10 @@ def relation_paths(store, start: str, start_iri: str, score: Callable[[Sequence[
         # a hop onto mediators (CVT nodes) says little in its own words ("location adjoin
         # s"): what it joins is read one hop on, so the others the beam left are walked too
         # (as many again); a mediator is never an answer, so stopping there finds nothing
-        frontier += [path for path in walkable[beam:] if path.reaches <= MAX_WALKED_ON and not path.sampled
-                     and reaches_mediators(store, start_iri, path, timeout_s=timeout_s)][:beam]
+        # (asked lazily: each ask is a query, and the walk stops at ``beam`` more)
+        frontier += itertools.islice((path for path in walkable[beam:] if path.reaches <= MAX_WALKED_ON
+                                      and not path.sampled
+                                      and reaches_mediators(store, start_iri, path, timeout_s=timeout_s)), beam)
         if not frontier:
             break
     return found

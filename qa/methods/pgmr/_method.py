@@ -130,7 +130,8 @@ class PGMRMethod(QAMethod):
                 run.record("names", merged=merged.entities(), written=query.entities())
                 query = merged
             # an entity the draft names but the question never mentions was made up: the
-            # query runs without it, rather than being refused for it
+            # query runs without it, rather than being refused for it (unless it names
+            # nothing else, below)
             invented = [n for n in query.entities() if not names_a_word_of(question, n)]
             if invented:
                 # a name typed short ("uk") is mentioned when it links to what the name does;
