@@ -1068,3 +1068,42 @@ def test_every_method_s_list_named_by_years_is_put_in_the_order_the_question_ask
     assert last.answer_iris[0] == "urn:f04" and last.trace["order"]["ascending"] is False
     plain = Listing(context).answer("when did ann lee win the finals")
     assert plain.answers == ["1989 Harbor Finals", "2004 Harbor Finals", "1990 Harbor Finals"]
+
+
+def test_pgmr_runs_a_draft_asking_two_roles_of_one_name_as_written(films):
+    # "directed and starred in": the name stands in two patterns; each store path from it
+    # says one role (Glass River and Salt Road for "starred"), so the draft runs as written
+    from qa.methods import make_method
+
+    store, index = films
+    draft = ("SELECT DISTINCT ?f WHERE { ?f [REL: directed by] [ENT: Bo Park] . "
+             "?f [REL: starred actors] [ENT: Bo Park] }")
+    context = QAContext(store, ScriptedLLM([draft]))
+    context.index = index
+    pgmr = make_method("pgmr", context, read_answers=False)
+    with store.reading():
+        answer = pgmr.answer("which films did [Bo Park] both direct and star in", in_shape=False)
+    assert answer.answers == ["Salt Road"] and "ground" not in answer.trace
+    # one role: the paths from the name still ground the draft
+    context = QAContext(store, ScriptedLLM(["SELECT DISTINCT ?f WHERE { ?f [REL: starred actors] [ENT: Bo Park] }"]))
+    context.index = index
+    pgmr = make_method("pgmr", context, read_answers=False)
+    with store.reading():
+        answer = pgmr.answer("which films did [Bo Park] star in", in_shape=False)
+    assert sorted(answer.answers) == ["Glass River", "Salt Road"] and "ground" in answer.trace
+
+
+def test_a_name_followed_by_its_kind_as_the_question_writes_it_resolves_to_the_label(films):
+    from qa.steps._resolution import entity_choices, kind_after
+
+    store, index = films
+    asked = " which comedy genre films did ann lee direct "
+    assert kind_after("Comedy", "Comedy genre", asked) == "genre"
+    assert kind_after("Comedy", "Comedy genre", " which comedy films did ann lee direct ") is None  # not written so
+    assert kind_after("Comedy", "Comedy Zorblax genre", asked) is None  # two words more: another name
+    with store.reading():
+        found = entity_choices(index, ["Comedy genre", "Comedy Zorblax"], 3,
+                               question="which Comedy-genre films did Ann Lee direct? Comedy Zorblax")
+    assert found["Comedy genre"][0].label == "Comedy" and found["Comedy genre"][0].score == 1.0
+    # a word the store names no relation like is part of another name, which it lacks
+    assert found["Comedy Zorblax"][0].score < 1.0

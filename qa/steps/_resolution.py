@@ -52,7 +52,9 @@ def entity_choices(index, names: Sequence[str], k: int, *, question: str = "") -
     too: a small model often writes a relation into the name ("[ENT: X's heir]"), and the
     entity the question names is still X. So does one whose label the name begins and the
     question writes whole: the draft's grammar caps a name's length, and a long title is
-    cut there ("As I Was Moving Ahead ... Glimpses of" for "... Glimpses of Beauty")."""
+    cut there ("As I Was Moving Ahead ... Glimpses of" for "... Glimpses of Beauty"). And one
+    the name follows with a word saying its kind, as the question writes it ("[ENT:
+    Norwegian language]" for *Norwegian* in "Norwegian-language films", :func:`kind_after`)."""
     names = list(dict.fromkeys(names))
     if not names:
         return {}
@@ -65,9 +67,11 @@ def entity_choices(index, names: Sequence[str], k: int, *, question: str = "") -
         if asked and not exact:
             rests = [relation_in_name(c.label, name, asked) if not cut_short(c.label, name, asked) else ""
                      for c in near]
+            kinds = names_a_relation(index, [kind_after(c.label, name, asked) for c in near])
             rests = names_a_relation(index, rests)
-            near = [c if rest is None else Choice(c.iri, c.label, 1.0, relation_words=rest)
-                    for c, rest in zip(near, rests)]
+            near = [Choice(c.iri, c.label, 1.0, relation_words=rest) if rest is not None
+                    else Choice(c.iri, c.label, 1.0) if kind is not None else c
+                    for c, rest, kind in zip(near, rests, kinds)]
             near.sort(key=lambda c: -c.score)
         out[name] = (exact + near)[:k]
     return out
@@ -78,6 +82,19 @@ def cut_short(label: str, name: str, asked: str) -> bool:
     question (``asked``, as in :func:`relation_in_name`) writes the label whole."""
     words, named = normalise_label(label).split(), normalise_label(name).split()
     return 2 <= len(named) < len(words) and words[:len(named)] == named and f" {' '.join(words)} " in asked
+
+
+def kind_after(label: str, name: str, asked: str) -> str | None:
+    """The one word ``name`` adds after ``label`` ("language" of "Norwegian language" for
+    *Norwegian*), when the question (``asked``, as in :func:`relation_in_name`) writes the
+    name whole ("Norwegian-language films"); None otherwise. The word says what kind of
+    thing the label names; it counts only where it is near one of the store's relations
+    (:func:`names_a_relation`), so a name with a word more ("Mothra Aleandro") stays
+    another name."""
+    words, named = normalise_label(label).split(), normalise_label(name).split()
+    if not words or len(named) != len(words) + 1 or named[:-1] != words or f" {' '.join(named)} " not in asked:
+        return None
+    return named[-1]
 
 
 def relation_in_name(label: str, name: str, asked: str) -> str | None:

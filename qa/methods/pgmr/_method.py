@@ -189,7 +189,13 @@ class PGMRMethod(QAMethod):
         if weak_names or (weak and not (self.paths and self.groundable(query))):
             return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak), allow_parametric)
         found = None
-        if self.paths and self.groundable(query):
+        grounded = self.paths and self.groundable(query)
+        # a name in two patterns asks for two roles at once; each of the store's paths from
+        # it says one, so the draft runs as written first, and is grounded if it returns nothing
+        both_roles = grounded and query.roles_of_one_name > 1 and not weak
+        if both_roles:
+            found = self.execute(query, entities, relations, run)
+        if found is None and grounded:
             # a chain is grounded in the store's own paths, which need none of the draft's
             # relation words to resolve: a weak one ("[REL: Célestin Poux]", a character
             # written as a relation) only ranks the paths, and no path is a refusal
@@ -197,7 +203,7 @@ class PGMRMethod(QAMethod):
             if found is None and weak:
                 return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak),
                                    allow_parametric)
-        if found is None:
+        if found is None and not both_roles:
             found = self.execute(query, entities, relations, run)
         if found is None and len(entities) > 1:
             # two names only a mediator joins (an actor and a film): the answer is what else

@@ -86,6 +86,16 @@ class PlaceholderQuery:
         from what hangs off its entities."""
         return sum(1 for p in self.patterns if not p.subject.entity and not p.object.entity)
 
+    @property
+    def roles_of_one_name(self) -> int:
+        """The most distinct patterns that join one named entity to one variable: two where
+        the draft asks for two roles at once ("the films [X] directed and starred in": ``?f
+        directed by X . ?f starred actors X``), one in a chain (and in a draft that hangs two
+        hops off the name, ``X country ?x . X capital ?c``)."""
+        pairs = [(p.subject.text, p.object.text) if p.subject.entity else (p.object.text, p.subject.text)
+                 for p in dict.fromkeys(self.patterns) if p.subject.entity != p.object.entity]
+        return max((pairs.count(pair) for pair in pairs), default=0)
+
     def keeping_names(self, names: Sequence[str]) -> "PlaceholderQuery":
         """The query with only ``names`` as entities (the names the question marks in
         brackets): an entity placeholder inside one of them becomes it ("[ENT: The
