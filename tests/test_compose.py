@@ -1107,3 +1107,29 @@ def test_a_name_followed_by_its_kind_as_the_question_writes_it_resolves_to_the_l
     assert found["Comedy genre"][0].label == "Comedy" and found["Comedy genre"][0].score == 1.0
     # a word the store names no relation like is part of another name, which it lacks
     assert found["Comedy Zorblax"][0].score < 1.0
+
+
+def test_pgmr_keeps_an_unbracketed_name_the_question_writes_where_the_draft_keeping_it_returns_rows(films):
+    # with brackets only the bracketed names are kept, so "[ENT: Comedy]" became a variable
+    # and the chain was grounded without it; the question writes "comedies", and the draft
+    # keeping it returns rows, so it answers
+    from qa.methods import make_method
+
+    store, index = films
+
+    def pgmr_for(draft):
+        context = QAContext(store, ScriptedLLM([draft]))
+        context.index = index
+        return make_method("pgmr", context, read_answers=False)
+
+    draft = "SELECT DISTINCT ?f WHERE { ?f [REL: directed by] [ENT: Ann Lee] . ?f [REL: has genre] [ENT: Comedy] }"
+    with store.reading():
+        answer = pgmr_for(draft).answer("Which of [Ann Lee]'s films are comedies?", in_shape=False)
+    assert sorted(answer.answers) == ["Glass River", "Night Harbor"]
+    assert answer.trace["names"]["as_drafted"] == ["Comedy"]
+    # a written word the draft took for a name that returns nothing with it ("[ENT: Drama]"
+    # for a film Bo Park starred in, none of which is a drama) runs without it, as before
+    draft = "SELECT DISTINCT ?f WHERE { ?f [REL: starred actors] [ENT: Bo Park] . ?f [REL: has genre] [ENT: Drama] }"
+    with store.reading():
+        answer = pgmr_for(draft).answer("Which dramatic films did [Bo Park] star in?", in_shape=False)
+    assert "as_drafted" not in answer.trace["names"] and answer.answers

@@ -121,6 +121,18 @@ class PGMRMethod(QAMethod):
         named = query.keeping_names(marked + values) if marked else query
         if named is not query:
             run.record("names", kept=named.entities(), written=query.entities())
+            # a name the draft wrote that the question writes too, unbracketed, may be a
+            # constraint ("[Sheryl Lee]'s films are dramas": [ENT: Drama]) or a word the model
+            # took for a title ("starred together with [X]": the film *Together*); the store
+            # says which: the draft keeping it runs first, and answers where it returns rows
+            reading = self.context.read(question)
+            spoken = [n for n in query.entities() if n not in named.entities() and reading.writes(n)]
+            found = self.as_drafted(index, question, query.keeping_names(marked + values + spoken), run) \
+                if spoken else None
+            if found is not None:
+                run.record("names", as_drafted=spoken)
+                return self.query_answer(question, run, found, "", allow_parametric=allow_parametric,
+                                         limit=self.max_answers, timeout_s=self.timeout_s)
             query = named
         elif not bracketed_spans(question):
             # no brackets: a name the model cut out of a longer one the question writes ("[ENT:
@@ -217,6 +229,16 @@ class PGMRMethod(QAMethod):
         return self.query_answer(question, run, found,
                                  "not in the store: no resolution of the query's placeholders returns rows",
                                  allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
+
+    def as_drafted(self, index, question: str, query: PlaceholderQuery, run: MethodRun):
+        """(query, rows) of ``query`` executed as the model wrote it, when every name in it
+        resolves; else None. Only the entities that bear a name count: a neighbour in
+        meaning (*Comedy* for "[ENT: Drama]") would make the draft say something else."""
+        entities, relations, weak = self.resolve(index, query, run, question)
+        if weak:
+            return None
+        named = {n: [c for c in cs if c.score >= self.threshold] for n, cs in entities.items()}
+        return self.execute(query, named, relations, run)
 
     def beside_a_value(self, index, question: str, literal: dict[str, str], run: MethodRun):
         """(query, rows) of what the node joining a value the draft names and an entity the
