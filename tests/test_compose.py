@@ -1133,3 +1133,28 @@ def test_pgmr_keeps_an_unbracketed_name_the_question_writes_where_the_draft_keep
     with store.reading():
         answer = pgmr_for(draft).answer("Which dramatic films did [Bo Park] star in?", in_shape=False)
     assert "as_drafted" not in answer.trace["names"] and answer.answers
+
+
+@pytest.fixture(scope="module")
+def tagged(tmp_path_factory):
+    # "comedy" is a tag too, held by one of Ann Lee's two comedies
+    store, index = indexed_store(tmp_path_factory, "tagged", "tsv", FILMS + "Night Harbor|has_tags|comedy\n")
+    with store:
+        yield store, index
+
+
+def test_a_namesake_of_the_draft_s_constraint_does_not_narrow_it(tagged):
+    # the draft tied Ann Lee's films to the genre Comedy; the composed pick ties them to the
+    # tag "comedy": fewer films, but by reading the one name otherwise, so the draft stands
+    store, index = tagged
+    iri = {c.label: c.iri for name in ("Ann Lee", "Comedy", "comedy") for c in index.link(name, k=3)}
+    draft = _films_of(store, {"Night Harbor", "Glass River"})
+    draft.query = (f"SELECT DISTINCT ?f WHERE {{\n  ?f <http://kgstore.local/relation/directed_by> <{iri['Ann Lee']}> .\n"
+                   f"  ?f <http://kgstore.local/relation/has_genre> <{iri['Comedy']}> .\n"
+                   f"  FILTER(?f != <{iri['Ann Lee']}>)\n}}")
+    cascade = _cascade(tagged, ScriptedLLM([judge(r"has tags comedy$")] * 6))
+    run = MethodRun(cascade.context.llm)
+    with store.reading():
+        refined = cascade.refined("which of ann lee's films are comedy films", draft, run)
+    assert run.trace["compose"]["chosen"].endswith("has tags comedy")
+    assert refined is None and run.trace["cascade"] == {"refined": False, "namesakes_only": True}

@@ -119,13 +119,33 @@ class CascadeMethod(QAMethod):
         # on its own: the draft that left the "not" out answers the very things the
         # question excludes, one that asks one role answers the other's, and a draft has
         # no query that compares two things
-        narrowed = (composed is not None and not composed.refused and composed.answer_iris
-                    and stage not in (None, "chain")
-                    and (_answer_keys(composed) < _answer_keys(first) or stage in ("negation", "conjunction", "comparison")))
-        run.record("cascade", refined=bool(narrowed))
+        usable = composed is not None and not composed.refused and composed.answer_iris and stage not in (None, "chain")
+        renamed = usable and _namesakes_only(reading, first, composed)
+        narrowed = usable and ((_answer_keys(composed) < _answer_keys(first) and not renamed)
+                               or stage in ("negation", "conjunction", "comparison"))
+        run.record("cascade", refined=bool(narrowed), **({"namesakes_only": True} if renamed else {}))
         return composed if narrowed else None
 
 
 def _answer_keys(answer: Answer) -> set[str]:
     """An answer's members: IRIs, and values (a year) by their text."""
     return {iri or f"value: {text}" for iri, text in zip(answer.answer_iris, answer.answers)}
+
+
+def _namesakes_only(reading, first: Answer, composed: Answer) -> bool:
+    """Whether every entity the composed query names that the draft's does not is a
+    namesake of one the draft's names: the tag *horror* where the draft tied the answer to
+    the genre *Horror*, both written "horror". Fewer answers then come from reading the
+    name otherwise, not from a constraint the draft left out (the draft's own pick stands)."""
+    drafted, picked = _iris(first.query), _iris(composed.query)
+    added = (picked - drafted) & {e.iri for m in reading.mentions for e in m.entities}  # its entities, not relations
+    groups = [g for g in reading.written_mentions if g & added]
+    return bool(added) and all(any(iri in g and g & drafted for g in groups) for iri in added)
+
+
+def _iris(query: str | None) -> set[str]:
+    """The IRIs a built query's patterns name (not those its answer is kept from, one
+    ``FILTER(?answer != …)`` a line)."""
+    lines = (line for line in (query or "").splitlines() if not line.strip().startswith("FILTER("))
+    return set(re.findall(r"<([^<>\s]+)>", "\n".join(lines)))
+
