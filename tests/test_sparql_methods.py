@@ -216,6 +216,16 @@ def test_reading_the_paths_facts_picks_the_path_whose_answers_the_model_marks(st
     assert '"Quito"' in grammar and '"Paris"' not in grammar and grammar.startswith('root ::= mark (", " mark){0,2}')
 
 
+def test_the_answers_the_model_marked_come_first_in_the_picked_path_s_list(store):
+    # the path picked is every Andes capital; the model marked two, which lead, in its order
+    result, _ = ask(store, [ONE_HOP_DRAFT, "{Sucre}, {Lima}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
+    assert set(result.answers) == ANDES_CAPITALS and result.answers[:2] == ["Sucre", "Lima"]
+    assert result.trace["ground"]["marked_first"] is True
+    # a first mark the path does not hold orders nothing
+    result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
+    assert "marked_first" not in result.trace["ground"]
+
+
 def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
     result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
     assert set(result.answers) == ANDES_COUNTRIES

@@ -204,12 +204,13 @@ class PathGrounder:
             if trip and longest > trip_hops else []
         if further:
             run.record(step, further_trip=runs[pick].path.hops)
+        marks: list[str] = []
         if reading and readable:
             # the reading sees the trips of the draft's length, and of the steps on from the
             # best of them their last hop only (:meth:`onward_steps`): where a longer trip
             # leads, it stands unless the model marks an answer of one of those ("Jonas
             # Inde starred together with who": his co-stars, not their films' writers)
-            pick = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
+            pick, marks = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
                                      ids=readable + onward, first_mark=trip, last_hop_only=len(readable))
         named_trip = self.draft_trip(runs, ranked, pick, draft) if trip else pick
         if named_trip != pick:
@@ -227,11 +228,14 @@ class PathGrounder:
             # (one hop written) and the reading too (the model marks the facts nearest X)
             pick = lead
         chosen = runs[pick]
+        rows = marked_first(chosen, marks)
+        if rows is not chosen.rows:
+            run.record(step, marked_first=True)
         run.record(step, anchor=anchor_iri, paths=len(paths), options=record,
                    # a step on from the trip the reading marked is in the order, not the trips ranked
                    chosen=ranked.index(pick) + 1 if pick in ranked and not led else order.index(pick) + 1,
                    final_query=chosen.built.render(), **({"long_lead": True} if led else {}))
-        return chosen.built, chosen.rows
+        return chosen.built, rows
 
     @staticmethod
     def trips_in_reach(runs: Sequence[PathRun], ranked: Sequence[int], trip_hops: int, longest: int,
@@ -350,7 +354,7 @@ class PathGrounder:
         else:
             distinct = distinct[:self.read_paths]
         if len(distinct) < 2:
-            return default
+            return default, []
         facts = []
         for i in distinct:
             found = sb.evidence(self.store, ranked[i].built, timeout_s=self.timeout_s, limit=self.read_rows)
@@ -393,7 +397,7 @@ class PathGrounder:
         run.record(step, read={"marked": marks, "paths_shown": len(distinct),
                                "picked": best + 1 if hits[best] and pick == ids[best] else None,
                                "shown": best in distinct if hits[best] else None})
-        return pick
+        return pick, marks
 
     def run_path(self, path: RelationPath, answer_var: str, anchor_iri: str, score: float) -> PathRun:
         """``path`` run in the sandbox as the query for ``answer_var``, with the first
@@ -406,6 +410,27 @@ class PathGrounder:
         if rows and not terms:
             rows = []  # it ends on mediators only: a path one hop longer reads what they hold
         return PathRun(path, score, built, rows, error, terms)
+
+
+def marked_first(chosen: PathRun, marks: Sequence[str]) -> list:
+    """The rows of the path picked, those whose answer the model marked reading the facts
+    first, in the order it marked them, where its first mark is among the path's answers
+    (the path that holds Ohio's symbols holds its bird and its motto; the model marked the
+    motto). Otherwise, and where it marked none of them, the rows as they are."""
+    labels = [normalise_label(m) for m in marks]
+    if not labels or labels[0] not in {normalise_label(t.label) for t in chosen.terms}:
+        return chosen.rows
+    var = chosen.built.answer.lstrip("?")
+    named = {t.iri: normalise_label(t.label) for t in chosen.terms if t.iri}
+    rank = {label: i for i, label in reversed(list(enumerate(labels)))}
+
+    def place(row: dict) -> int:
+        value = row.get(var)
+        text = getattr(value, "value", "")
+        return rank.get(named.get(text, normalise_label(text)), len(labels))
+
+    ordered = sorted(chosen.rows, key=place)
+    return ordered if ordered != chosen.rows else chosen.rows
 
 
 def extension_leads(runs: Sequence[PathRun], ranked: Sequence[int], question_fit: Sequence[float],
