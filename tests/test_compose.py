@@ -444,6 +444,14 @@ def test_counts_are_compared_when_both_hold_several_values(films):
     assert {kind for _, kind in found} <= {"difference", "count difference"}
 
 
+def test_a_comparative_of_values_offers_no_count_comparison(films):
+    # "who is younger" asks which value is higher, not who directed more films
+    found = _comparisons(films, "ann lee or bo park: who came later")
+    assert found and not {kind for _, kind in found} & {"more", "fewer", "count difference"}
+    found = _comparisons(films, "ann lee or bo park: who directed more, and who came later")
+    assert found[("directed by", "more")] == "Ann Lee"
+
+
 def test_comparisons_are_offered_only_when_a_word_compares(films):
     store, index = films
     for question, offered in (("were night harbor and glass river released in the same year", True),
