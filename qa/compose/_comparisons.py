@@ -26,8 +26,6 @@ KINDS = ("earlier", "later", "same", "difference", "more", "fewer", "count diffe
 NUMBER_KINDS = ("difference", "count difference")
 # the kinds that compare how many each holds
 COUNT_KINDS = ("more", "fewer", "count difference")
-# the words that compare how many values two things hold ("who directed more films")
-COUNT_COMPARATIVES = frozenset("more less fewer outnumber".split())
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
@@ -115,7 +113,7 @@ def comparisons(store, reading: QuestionReading, *, timeout_s: float) -> list[Co
     if lower is None:  # "A versus B, which came first": an ordering word asks for one end too
         lower = reading.order_ascending
     kinds = [k for k in KINDS if lower is None or k != ("later" if lower else "earlier")]
-    if reading.compares_lower is not None and not reading.cues & COUNT_COMPARATIVES:
+    if reading.compares_lower is not None and not reading.compares_counts:
         # a comparative of values ("which came out later", "who is older") asks which value
         # is higher, not which of the two holds more of them: the encoder reads "later"
         # near "fewer written by" as near "the later release year"

@@ -35,8 +35,10 @@ ORDER_CUES = frozenset("first last earliest latest newest oldest most least high
 NEGATION_CUES = frozenset("not no never without except lack lacks lacking other than".split())
 # words that compare two named things ("the same year", "how many years apart", "A vs B",
 # "older"): comparisons are enumerated only for a question that has one
+# the words that compare how many values two things hold ("who directed more films")
+COUNT_COMPARATIVES = frozenset("more less fewer outnumber".split())
 COMPARISON_CUES = frozenset("""same apart difference gap between vs versus or than older newer earlier later younger
-more less fewer outnumber""".split())
+""".split()) | COUNT_COMPARATIVES
 # which end each ordering word asks for: the first by value (ascending) or the last
 ASCENDING_CUES = frozenset("first earliest oldest least lowest smallest shortest".split())
 # which of two compared values a comparative asks for: the lower (earlier, older) or the
@@ -271,6 +273,12 @@ class QuestionReading:
         comparison is offered)."""
         lower, higher = bool(self.cues & LOWER_COMPARATIVES), bool(self.cues & HIGHER_COMPARATIVES)
         return None if lower == higher else lower
+
+    @property
+    def compares_counts(self) -> bool:
+        """Whether a word compares how many values two things hold ("more", "fewer"): a
+        comparative of values alone ("later") asks for no count comparison (a feature)."""
+        return bool(self.cues & COUNT_COMPARATIVES)
 
     @property
     def conjoins(self) -> bool:
@@ -516,4 +524,4 @@ def _is_number(text: str) -> bool:
     return text.replace(",", "").replace(".", "").strip().isdigit()
 
 
-__all__ = ["CUE_WORDS", "ORDER_CUES", "ASCENDING_CUES", "LOWER_COMPARATIVES", "HIGHER_COMPARATIVES", "CONJUNCTION_CUES", "NEGATION_CUES", "COMPARISON_CUES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]
+__all__ = ["CUE_WORDS", "ORDER_CUES", "ASCENDING_CUES", "LOWER_COMPARATIVES", "HIGHER_COMPARATIVES", "CONJUNCTION_CUES", "NEGATION_CUES", "COMPARISON_CUES", "COUNT_COMPARATIVES", "LinkedEntity", "Mention", "QuestionReading", "read_question", "unbracketed", "written_like"]

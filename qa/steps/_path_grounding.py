@@ -229,7 +229,7 @@ class PathGrounder:
             pick = lead
         chosen = runs[pick]
         rows = marked_first(chosen, marks)
-        if rows is not chosen.rows:
+        if rows != chosen.rows:
             run.record(step, marked_first=True)
         run.record(step, anchor=anchor_iri, paths=len(paths), options=record,
                    # a step on from the trip the reading marked is in the order, not the trips ranked
@@ -429,8 +429,7 @@ def marked_first(chosen: PathRun, marks: Sequence[str]) -> list:
         text = getattr(value, "value", "")
         return rank.get(named.get(text, normalise_label(text)), len(labels))
 
-    ordered = sorted(chosen.rows, key=place)
-    return ordered if ordered != chosen.rows else chosen.rows
+    return sorted(chosen.rows, key=place)  # stable: the rows not marked keep their order
 
 
 def extension_leads(runs: Sequence[PathRun], ranked: Sequence[int], question_fit: Sequence[float],
