@@ -149,6 +149,46 @@ def test_the_parts_of_a_name_the_store_lacks_name_nothing_else(films):
         ["Bo Park's brother"]).mentions[0].best.label == "Bo Park"
 
 
+def test_a_name_the_store_lacks_is_its_name_words_not_the_words_of_what_is_asked(films):
+    """A drafted name is read by its name words: the words of the store's relations say
+    what is asked of it. "[ENT: Comedy genre]" is borne by *Comedy*; "[ENT: genre]" names
+    nothing, so composing after its refusal reads the whole question."""
+    _, index = films
+    reading = read_question(index, "which comedy films did ann lee direct")
+    assert "Comedy" in {m.best.label for m in reading.mentions}
+    assert "Comedy" not in {m.best.label for m in reading.without_absent(["Comedy genre"]).mentions}
+    assert "Comedy" in {m.best.label for m in reading.without_absent(["Comedy genre"], index).mentions}
+    asked = read_question(index, "which genre are the films ann lee directed")
+    assert asked.mentions and asked.about(["genre"]).mentions == ()
+    assert asked.about(["genre"], index).mentions == asked.mentions
+    # a name word the store lacks is still lacked: "zorblax genre" is no comedy
+    assert "Comedy" not in {m.best.label for m in read_question(
+        index, "which zorblax comedy films did ann lee direct").without_absent(["Zorblax comedy"], index).mentions}
+
+
+@pytest.mark.parametrize("typed, label, written", [
+    ("ben franklin", "Benjamin Franklin", True), ("alex ross", "Alexander Ross", True),
+    ("ben", "Benjamin Franklin", False),  # a short form alone begins too many names
+    ("volkswagen car", "Volkswagen Passenger Cars", False),  # a plural's stem is no short form
+    ("bent franklin", "Benjamin Franklin", False),
+])
+def test_a_given_name_typed_short_is_written_in_the_name(typed, label, written):
+    from qa.compose._reading import written_like
+
+    assert written_like(typed, label) is written
+
+
+@pytest.mark.parametrize("typed, label, spells", [
+    ("nafta", "North American Free Trade Agreement", True), ("nato", "North Atlantic Treaty Organization", True),
+    ("naft", "North American Free Trade Agreement", False), ("eu", "European Union", False),
+    ("north america", "North American Free Trade Agreement", False),
+])
+def test_initials_of_a_long_name_name_it(typed, label, spells):
+    from qa.compose._reading import spells_initials
+
+    assert spells_initials(typed, label) is spells
+
+
 def test_two_compared_names_a_draft_joined_into_one_are_each_kept(films):
     _, index = films
     # the draft wrote "[ENT: Harbor vs Glass River]", a name the store lacks; either side of
@@ -1166,3 +1206,42 @@ def test_a_namesake_of_the_draft_s_constraint_does_not_narrow_it(tagged):
         refined = cascade.refined("which of ann lee's films are comedy films", draft, run)
     assert run.trace["compose"]["chosen"].endswith("has tags comedy")
     assert refined is None and run.trace["cascade"] == {"refined": False, "namesakes_only": True}
+
+
+def test_the_facts_read_for_the_paths_write_a_mediator_by_a_short_name(rosters):
+    # a roster (CVT) node has no label: its generated IRI said nothing to the model and
+    # crowded the facts; it is written #1, #2…, and it cannot be marked as an answer
+    from qa.methods import make_method
+
+    store, index = rosters
+    context = QAContext(store, ScriptedLLM(["SELECT DISTINCT ?t WHERE { [ENT: Hank Moss] [REL: teams] ?t }",
+                                            "{Blue Ridge Foxes}"]))
+    context.index = index
+    pgmr = make_method("pgmr", context, read_answers=True)
+    with store.reading():
+        answer = pgmr.answer("which teams did hank moss play for", in_shape=False)
+    prompt, grammar = context.llm.prompts[1], context.llm.calls[1]["grammar"]
+    assert "Hank Moss | sports pro athlete teams | #1; #2" in prompt and "#1 | sports sports team roster team | " in prompt
+    assert ".well-known" not in prompt and '"#1"' not in grammar and '"Blue Ridge Foxes"' in grammar
+    assert answer.answers[0] == "Blue Ridge Foxes" and set(answer.answers) == {"Blue Ridge Foxes", "Red Harbor Gulls"}
+
+
+ARTICLE_TITLES = """The Italian|in_language|English
+The Italian|directed_by|Ann Lee
+Paper Moon|in_language|Italian
+Paper Moon|directed_by|Ann Lee
+"""
+
+
+def test_a_name_after_a_lower_case_article_is_written_even_where_the_article_begins_a_title(tmp_path_factory):
+    # "the Italian" of "the Italian-language films" is also the title *The Italian*; the
+    # language stays a name the question writes, so the option tied to it is not left below
+    # the one that leaves it unused. "The" written capital begins the title.
+    store, index = indexed_store(tmp_path_factory, "articles", "tsv", ARTICLE_TITLES)
+    with store:
+        labels = {m.best.label: m.best.iri for m in read_question(
+            index, "Which of the Italian-language films Ann Lee directed is the newest?").mentions}
+        asked = read_question(index, "Which of the Italian-language films Ann Lee directed is the newest?")
+        assert labels["Italian"] in asked.written_names and labels["The Italian"] in asked.written_names
+        titled = read_question(index, "Who directed The Italian?")
+        assert labels["Italian"] not in titled.written_names and labels["The Italian"] in titled.written_names

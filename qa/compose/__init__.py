@@ -44,7 +44,7 @@ def compose_answer(store, index, question: str, run, method: str, *,
     candidates (a :class:`Picked`), or None when the store offers no candidate that returns
     an answer.
     ``absent``: names the store was found to lack, whose words name nothing else."""
-    reading = (reading or read_question(index, question)).without_absent(absent)
+    reading = (reading or read_question(index, question)).without_absent(absent, index)
     run.record("compose", reading=reading.to_dict())
     candidates = enumerate_candidates(store, index.embed, reading, options)
     scores = rank(index.embed, reading, candidates, options)

@@ -55,6 +55,9 @@ _ALL_CUES = (CUE_WORDS | ORDER_CUES | NEGATION_CUES | COMPARISON_CUES | LOWER_CO
              | CONJUNCTION_CUES)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 # the words that set two names against each other ("A vs B", "A or B")
+_LOWER_ARTICLE = re.compile(r"(?:the|a|an)\s+")
+# a year written after a name ("fedex cup 2012")
+_YEAR_AFTER = re.compile(r"\s+(?:1[5-9]\d\d|20\d\d)$")
 _JOINED = re.compile(r"\s+(?:vs\.?|versus|or)\s+", re.I)
 
 
@@ -136,12 +139,17 @@ class QuestionReading:
                     out.append(entity)
         return out
 
-    def without_absent(self, names: Sequence[str]) -> "QuestionReading":
+    def without_absent(self, names: Sequence[str], index=None) -> "QuestionReading":
         """The reading without the mentions that are part of a name the store was found to
-        lack ("park" of "zorblax park"), unless the entity bears that whole name. A name
+        lack ("park" of "zorblax park"), unless the entity bears that whole name: with
+        ``index``, the whole name but the words of the store's relations, which say what is
+        asked of it ("Islamic religion" is borne by *Islam*). A name
         written as a possessive ("Angelina Jolie's brother", a draft's guess at the answer)
-        is the name before its "'s": what follows says what of it is asked."""
+        is the name before its "'s": what follows says what of it is asked. A year the
+        draft wrote after a name ("[ENT: FedEx Cup 2012]" of "who won fedex cup 2012") is
+        the question's constant, not a word of the name."""
         names = [re.split(r"['\u2019]s\b", n, maxsplit=1)[0] for n in names]
+        names = [_YEAR_AFTER.sub("", n).strip() or n for n in names]
         if self.compares:
             # a draft that wrote two compared names as one ("[ENT: Cherry vs Transylvania]")
             # lacks neither of them: each side of the word setting them against each other
@@ -154,12 +162,12 @@ class QuestionReading:
         for m in self.mentions:
             words = set(_folded_words(m.text))
             inside = [n for n, a in zip(names, absent) if words and words <= a]
-            entities = tuple(e for e in m.entities if all(written_like(n, e.label) for n in inside))
+            entities = tuple(e for e in m.entities if all(written_like(n, e.label, index) for n in inside))
             if entities:
                 kept.append(replace(m, entities=entities))
         return replace(self, mentions=tuple(kept))
 
-    def about(self, names: Sequence[str]) -> "QuestionReading":
+    def about(self, names: Sequence[str], index=None) -> "QuestionReading":
         """The reading with only the mentions that are where ``names`` are written: a name
         the store was found to lack, read here as typed ("Australian" as "australians",
         "obiwan" as "obi wan"). Composing after such a refusal is to find that name; a
@@ -167,8 +175,11 @@ class QuestionReading:
         title) would answer a question about something else. A draft's variable
         ("[ENT: name ?king]") names nothing, and a name the question writes nowhere (the
         draft's guess at the answer: "[ENT: Latin]" for "what did the ancient romans
-        speak") is the draft's own: neither restricts anything."""
-        wanted = [n for n in names if n.strip() and "?" not in n and self.writes(n)]
+        speak") is the draft's own: neither restricts anything. Nor, with ``index``, does a
+        name all of whose words are words of the store's relations ("[ENT: state]" for "what
+        city and state is yale located in"): it writes what is asked, not of whom."""
+        wanted = [n for n in names if n.strip() and "?" not in n and self.writes(n)
+                  and (index is None or _name_words(n, index))]
         if not wanted:
             return self
         words = {w for n in wanted for w in _folded_words(n) if w not in _FUNCTION_WORDS}
@@ -210,9 +221,13 @@ class QuestionReading:
 
     def _written(self) -> list[Mention]:
         # a mention inside a longer one's span is a word of that name ("Romantic" of "Born
-        # Romantic"), not a name of its own
+        # Romantic"), not a name of its own; a longer one that adds only an article written
+        # in lower case ("the Italian" of "the Italian-language films", the title *The
+        # Italian*) leaves the name after the article written: "The" of a title is capital
         return [m for m in self.mentions if not any(
-                    o.span[0] <= m.span[0] and m.span[1] <= o.span[1] and o.span != m.span for o in self.mentions)
+                    o.span[0] <= m.span[0] and m.span[1] <= o.span[1] and o.span != m.span
+                    and not (o.span[1] == m.span[1] and _LOWER_ARTICLE.fullmatch(self.text[o.span[0]:m.span[0]]))
+                    for o in self.mentions)
                 and (m.bracketed or (m.span[0] > 0 and len(m.text) >= 3 and (
                     m.best.match != "vector" or m.best.label.lower() in singulars(m.text.lower()))))]
 
@@ -416,9 +431,10 @@ def _add_typed_names(index, text: str, by_span: dict) -> None:
     named = {c.iri for span in covered for c in by_span[span]}
     for span, found in zip(spans, hits):
         typed = text[span[0]:span[1]]
-        close = [h for h in found if h.score >= WHOLE_NAME_SIMILARITY and h.iri not in named
-                 and written_like(typed, h.label or "", index)
-                 and (h.score >= TYPED_NAME_SIMILARITY or writes_whole(typed, h.label or ""))]
+        close = [h for h in found if h.iri not in named and written_like(typed, h.label or "", index)
+                 and (h.score >= TYPED_NAME_SIMILARITY
+                      or (h.score >= WHOLE_NAME_SIMILARITY and writes_whole(typed, h.label or ""))
+                      or spells_initials(typed, h.label or ""))]
         for h in close:
             by_span.setdefault(span, []).append(
                 Candidate(h.iri, h.label, round(0.6 * float(h.score), 6), text[span[0]:span[1]], "vector",
@@ -445,7 +461,7 @@ def written_like(typed: str, label: str, index=None) -> bool:
     them, however many: "nafta"). Meaning
     alone would take "zorblax mountains" for the Rocky Mountains: a name the store lacks."""
     words = _name_words(typed, index)
-    return bool(words) and all(_written_in(w, label) for w in words)
+    return bool(words) and _written_words(typed, label, index) == len(words)
 
 
 def writes_whole(typed: str, label: str) -> bool:
@@ -461,6 +477,15 @@ def writes_whole(typed: str, label: str) -> bool:
     if len(own) > 1 and "".join(w[0] for w in own) in words:
         return True
     return all(any((len(w) > len(o) >= 4 and w.startswith(o)) or _shortened(w, o) for w in words) for o in own)
+
+
+def spells_initials(typed: str, label: str) -> bool:
+    """Whether ``typed`` is one word that spells the initials of all of ``label``'s three
+    words or more ("nafta" of North American Free Trade Agreement): so many letters in order
+    name the label by themselves, however far its meaning is from the letters' (0.46 there)."""
+    words = _folded_words(typed)
+    own = [w for w in _folded_words(label) if w not in _FUNCTION_WORDS]
+    return len(words) == 1 and len(own) >= 3 and words[0] == "".join(w[0] for w in own)
 
 
 def _name_words(typed: str, index=None) -> list[str]:
@@ -479,8 +504,17 @@ def _written_in(word: str, label: str) -> bool:
 
 
 def _written_words(typed: str, label: str, index=None) -> int:
-    """How many of ``typed``'s name words ``label`` writes."""
-    return sum(_written_in(w, label) for w in _name_words(typed, index))
+    """How many of ``typed``'s name words ``label`` writes. Beside a word ``label`` writes
+    whole, a word of three letters or more that begins one of its words, two letters or more
+    short of it, counts too: a given name typed short ("ben franklin" of Benjamin Franklin,
+    "alex" of Alexander), not a plural's stem ("car" of *Cars*); alone, such a word would
+    begin too many names."""
+    words = _name_words(typed, index)
+    own = _folded_words(label)
+    whole = [w for w in words if w in own]
+    return sum(_written_in(w, label) or (bool(whole) and w not in whole and len(w) >= 3
+                                         and any(len(o) >= len(w) + 2 and o.startswith(w) for o in own))
+               for w in words)
 
 
 def _shortened(a: str, b: str) -> bool:

@@ -61,7 +61,7 @@ class CascadeMethod(QAMethod):
             if first.refusal.reason in FINAL_REFUSALS:
                 # a name the store lacks is looked for as typed, where it is written; the
                 # question's other words ("movies") would answer about something else
-                reading = reading.about(absent)
+                reading = reading.about(absent, self.context.get_index())
             picked = compose_answer(self.store, self.context.get_index(), question, run, self.name,
                                     reading=reading, absent=absent)
             if picked is not None and not picked.answer.refused and reading.set_aside:

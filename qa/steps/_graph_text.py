@@ -59,9 +59,17 @@ def parse_triple_lines(text: str, *, pairs: bool = False) -> list[tuple[str, str
     return list(out)
 
 
-def labelled(triples: Sequence) -> list[tuple[str, str, str]]:
-    """Evidence records as ``(subject label, relation label, object label)``."""
-    return [(e.s_label or e.s, e.p_label or e.p, e.o if e.literal else (e.o_label or e.o)) for e in triples]
+def labelled(triples: Sequence, unnamed: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """Evidence records as ``(subject label, relation label, object label)``. With
+    ``unnamed``, a node without a label (a mediator, a statement) is written by a short
+    name, ``#1``, ``#2``… in the order met, kept in ``unnamed`` (IRI → name): its IRI, a
+    long generated one, says nothing to a reader and crowds the facts it joins."""
+    def name(iri: str, label: str | None) -> str:
+        if label or unnamed is None:
+            return label or iri
+        return unnamed.setdefault(iri, f"#{len(unnamed) + 1}")
+
+    return [(name(e.s, e.s_label), e.p_label or e.p, e.o if e.literal else name(e.o, e.o_label)) for e in triples]
 
 
 def align_to_ground(fixed: Sequence[tuple[str, str, str]], ground: Sequence[tuple[str, str, str]]

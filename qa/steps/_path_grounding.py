@@ -355,15 +355,17 @@ class PathGrounder:
             distinct = distinct[:self.read_paths]
         if len(distinct) < 2:
             return default, []
-        facts = []
+        facts, unnamed = [], {}
         for i in distinct:
             found = sb.evidence(self.store, ranked[i].built, timeout_s=self.timeout_s, limit=self.read_rows)
             if last_hop_only is not None and i >= last_hop_only:
                 found = [e for e in found if e.p == ranked[i].path.steps[-1][0]]
-            facts += labelled(found)
+            facts += labelled(found, unnamed)
         answers = {i: {normalise_label(t.label) for t in r.terms} for i, r in enumerate(ranked)}
-        # any entity the facts name may be marked: one in the middle of a path is the answer of another
-        choices = list(dict.fromkeys([label for s, _, o in facts for label in (s, o)]
+        # any entity the facts name may be marked: one in the middle of a path is the answer
+        # of another; a node the facts write by a short name only joins facts
+        short_names = set(unnamed.values())
+        choices = list(dict.fromkeys([label for s, _, o in facts for label in (s, o) if label not in short_names]
                                      + [label for i in distinct for label in ranked[i].answers]))
         marks = ask_for_answers(run, step, "path_read", {"facts": triple_lines(facts), "question": question},
                                 max_tokens=40, terms=choices, shape="path_read")
@@ -378,6 +380,13 @@ class PathGrounder:
         # the one shown may reach the marked film through a co-star and back (twelve films)
         # where a path not shown reaches it alone.
         best = max(answers, key=lambda i: (*marks_fit(answers[i], marked, first), -i))
+        # ... unless a path the encoder ranks higher holds more of the marks: the model's
+        # other marks and the encoder agree against its first ("where did X go to school":
+        # {Atlanta}, where X lived, then two of the schools)
+        outvoting = [i for i in answers if i < best and hits[i] > hits[best]]
+        if outvoting:
+            best = max(outvoting, key=lambda i: (hits[i], -i))
+            run.record(step, outvoted_first_mark=True)
         pick = ids[best] if hits[best] else default
         drafted = ids.index(default) if default in ids else None
         if drafted is not None and best != drafted and keeps_draft(
