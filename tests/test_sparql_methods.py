@@ -226,17 +226,6 @@ def test_the_answers_the_model_marked_come_first_in_the_picked_path_s_list(store
     assert "marked_first" not in result.trace["ground"]
 
 
-def test_more_marks_on_a_path_the_encoder_ranks_higher_outvote_the_first_mark(store):
-    # the first mark is a capital; the two after it are countries, on the path the encoder
-    # ranks first: the marks' majority and the encoder agree against the first mark
-    result, _ = ask(store, [ONE_HOP_DRAFT, "{Quito}, {Peru}, {Chile}"], "pgmr", question=CAPITALS_QUESTION,
-                    read_answers=True)
-    assert set(result.answers) == ANDES_COUNTRIES and result.trace["ground"]["outvoted_first_mark"] is True
-    # one mark each way: the first mark stands
-    result, _ = ask(store, [ONE_HOP_DRAFT, "{Quito}, {Peru}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
-    assert set(result.answers) == ANDES_CAPITALS and "outvoted_first_mark" not in result.trace["ground"]
-
-
 def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
     result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
     assert set(result.answers) == ANDES_COUNTRIES

@@ -380,13 +380,6 @@ class PathGrounder:
         # the one shown may reach the marked film through a co-star and back (twelve films)
         # where a path not shown reaches it alone.
         best = max(answers, key=lambda i: (*marks_fit(answers[i], marked, first), -i))
-        # ... unless a path the encoder ranks higher holds more of the marks: the model's
-        # other marks and the encoder agree against its first ("where did X go to school":
-        # {Atlanta}, where X lived, then two of the schools)
-        outvoting = [i for i in answers if i < best and hits[i] > hits[best]]
-        if outvoting:
-            best = max(outvoting, key=lambda i: (hits[i], -i))
-            run.record(step, outvoted_first_mark=True)
         pick = ids[best] if hits[best] else default
         drafted = ids.index(default) if default in ids else None
         if drafted is not None and best != drafted and keeps_draft(
