@@ -54,10 +54,11 @@ CONJUNCTION_CUES = frozenset("both also and".split())
 _ALL_CUES = (CUE_WORDS | ORDER_CUES | NEGATION_CUES | COMPARISON_CUES | LOWER_COMPARATIVES | HIGHER_COMPARATIVES
              | CONJUNCTION_CUES)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-# the words that set two names against each other ("A vs B", "A or B")
+# an article written in lower case before a name ("the Italian-language films")
 _LOWER_ARTICLE = re.compile(r"(?:the|a|an)\s+")
 # a year written after a name ("fedex cup 2012")
 _YEAR_AFTER = re.compile(r"\s+(?:1[5-9]\d\d|20\d\d)$")
+# the words that set two names against each other ("A vs B", "A or B")
 _JOINED = re.compile(r"\s+(?:vs\.?|versus|or)\s+", re.I)
 
 

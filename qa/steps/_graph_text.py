@@ -59,15 +59,14 @@ def parse_triple_lines(text: str, *, pairs: bool = False) -> list[tuple[str, str
     return list(out)
 
 
-def labelled(triples: Sequence, unnamed: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
-    """Evidence records as ``(subject label, relation label, object label)``. With
-    ``unnamed``, a node without a label (a mediator, a statement) is written by a short
-    name, ``#1``, ``#2``… in the order met, kept in ``unnamed`` (IRI → name): its IRI, a
-    long generated one, says nothing to a reader and crowds the facts it joins."""
+def labelled(triples: Sequence, short_names: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """Evidence records as ``(subject label, relation label, object label)``; a node
+    without a label is written by its name in ``short_names`` (IRI → name), where it has
+    one, else by its IRI."""
+    short_names = short_names or {}
+
     def name(iri: str, label: str | None) -> str:
-        if label or unnamed is None:
-            return label or iri
-        return unnamed.setdefault(iri, f"#{len(unnamed) + 1}")
+        return label or short_names.get(iri, iri)
 
     return [(name(e.s, e.s_label), e.p_label or e.p, e.o if e.literal else name(e.o, e.o_label)) for e in triples]
 

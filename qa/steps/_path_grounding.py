@@ -24,6 +24,7 @@ from ._graph_text import labelled, triple_lines
 from ._grounding import normalise_label
 from ._paths import ANSWER_SAMPLE, MAX_HOPS, PathScorer, RelationPath, path_options, relation_paths
 from ._resolution import Choice
+from ._retrieval import is_mediator
 
 
 @dataclass(frozen=True)
@@ -355,16 +356,16 @@ class PathGrounder:
             distinct = distinct[:self.read_paths]
         if len(distinct) < 2:
             return default, []
-        facts, unnamed = [], {}
+        facts, mediators = [], {}
         for i in distinct:
             found = sb.evidence(self.store, ranked[i].built, timeout_s=self.timeout_s, limit=self.read_rows)
             if last_hop_only is not None and i >= last_hop_only:
                 found = [e for e in found if e.p == ranked[i].path.steps[-1][0]]
-            facts += labelled(found, unnamed)
+            facts += labelled(found, self.mediator_names(found, mediators))
         answers = {i: {normalise_label(t.label) for t in r.terms} for i, r in enumerate(ranked)}
         # any entity the facts name may be marked: one in the middle of a path is the answer
-        # of another; a node the facts write by a short name only joins facts
-        short_names = set(unnamed.values())
+        # of another; a mediator only joins facts
+        short_names = set(mediators.values())
         choices = list(dict.fromkeys([label for s, _, o in facts for label in (s, o) if label not in short_names]
                                      + [label for i in distinct for label in ranked[i].answers]))
         marks = ask_for_answers(run, step, "path_read", {"facts": triple_lines(facts), "question": question},
@@ -400,6 +401,17 @@ class PathGrounder:
                                "picked": best + 1 if hits[best] and pick == ids[best] else None,
                                "shown": best in distinct if hits[best] else None})
         return pick, marks
+
+    def mediator_names(self, found: Sequence, names: dict[str, str]) -> dict[str, str]:
+        """``names`` (IRI → name) with a short name, ``#1``, ``#2``… in the order met, for
+        each mediator without a label the facts ``found`` pass through (a Freebase CVT, a
+        statement): its generated IRI says nothing to the model and crowds the facts it
+        joins."""
+        for e in found:
+            for iri, label in ((e.s, e.s_label), (None if e.literal else e.o, e.o_label)):
+                if iri and not label and iri not in names and is_mediator(self.store, iri):
+                    names[iri] = f"#{len(names) + 1}"
+        return names
 
     def run_path(self, path: RelationPath, answer_var: str, anchor_iri: str, score: float) -> PathRun:
         """``path`` run in the sandbox as the query for ``answer_var``, with the first
