@@ -1245,3 +1245,42 @@ def test_a_name_after_a_lower_case_article_is_written_even_where_the_article_beg
         assert labels["Italian"] in asked.written_names and labels["The Italian"] in asked.written_names
         titled = read_question(index, "Who directed The Italian?")
         assert labels["Italian"] not in titled.written_names and labels["The Italian"] in titled.written_names
+
+
+ROLES = """Red Dawn|directed_by|Cy Moss
+Red Dawn|has_genre|Drama
+Blue Noon|directed_by|Cy Moss
+Blue Noon|has_genre|Comedy
+Blue Noon|starred_actors|Cy Moss
+Gray Dusk|starred_actors|Cy Moss
+Gray Dusk|has_genre|Thriller
+Gray Dusk|directed_by|Di Wu
+Old Mill|has_genre|Comedy
+Old Mill|directed_by|Di Wu
+Old Mill|starred_actors|Di Wu
+"""
+
+
+def test_the_negations_the_denial_reaches_take_the_negations_seats(tmp_path_factory):
+    # "that aren't comedies": the two best negations of Comedy (what the denial reaches) are
+    # shown, his films as director and as actor, for the model to tell apart; a negation of
+    # Cy Moss (written before the denial: Comedy's films without him) is not
+    from qa.compose._choose import choose
+
+    store, index = indexed_store(tmp_path_factory, "roles", "tsv", ROLES)
+    with store:
+        reading = read_question(index, "Which films did Cy Moss direct that aren't comedies?")
+        with store.reading():
+            candidates = enumerate_candidates(store, index.embed, reading)
+    from qa.compose._choose import denied_in_reach, is_negation
+
+    # scores set so the encoder would seat the negation of Cy Moss, and fill the rest of
+    # the list with the other kinds
+    reached = [is_negation(c) and denied_in_reach(reading, c) for c in candidates]
+    scores = [(0.5 if r else 0.9) if is_negation(c) else 1.0 for c, r in zip(candidates, reached)]
+    assert sum(reached) >= 2 and any(is_negation(c) and not r for c, r in zip(candidates, reached))
+    composed = choose(MethodRun(ScriptedLLM([judge(r"directed what; where not: the answer has genre Comedy")] * 12)),
+                      reading, candidates, scores)
+    negations = sorted(c.answers for c in composed.options if "not:" in verbalize(c))
+    assert negations == [("Gray Dusk",), ("Red Dawn",)]
+    assert composed.chosen.answers == ("Red Dawn",)

@@ -320,6 +320,15 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
         # the difference, not only which of the two is older)
         seats = sorted(seats, key=lambda i: not has_form(candidates[i], reading.form))
     size = options.shortlist
+    reached = [i for i in order if reading.denies and is_negation(candidates[i])
+               and denied_in_reach(reading, candidates[i])]
+    if reached:
+        # the negations of names the question's denial reaches take the negations' seats,
+        # the best two ("X directed what; not tagged japan" beside "X acted in what; not
+        # tagged japan": the encoder reads the two roles alike, the model tells them apart),
+        # in one more seat; a negation of a name written before the denial takes none
+        seats = reached[:2] + [i for i in seats if not is_negation(candidates[i])]
+        size += 1
     if options.stages:
         # the stages the shape asks for are seated first, each chain length of each (the
         # first of X's dramas is one hop, the first of their years two), in up to three
