@@ -87,7 +87,7 @@ def judge(pattern: str):
 
 def composed(store_index, question, pattern):
     store, index = store_index
-    llm = ScriptedLLM([judge(pattern)] * 6)
+    llm = ScriptedLLM([judge(pattern)] * 12)  # one judgement an option shown (6, and the seats a denial or a shape adds)
     run = MethodRun(llm)
     with store.reading():
         picked = compose_answer(store, index, question, run, "test")
