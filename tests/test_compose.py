@@ -1272,11 +1272,11 @@ def test_the_negations_the_denial_reaches_take_the_negations_seats(tmp_path_fact
         reading = read_question(index, "Which films did Cy Moss direct that aren't comedies?")
         with store.reading():
             candidates = enumerate_candidates(store, index.embed, reading)
-    from qa.compose._choose import denied_in_reach, is_negation
+    from qa.compose._choose import denial_reaches, is_negation
 
     # scores set so the encoder would seat the negation of Cy Moss, and fill the rest of
     # the list with the other kinds
-    reached = [is_negation(c) and denied_in_reach(reading, c) for c in candidates]
+    reached = [denial_reaches(reading, c) for c in candidates]
     scores = [(0.5 if r else 0.9) if is_negation(c) else 1.0 for c, r in zip(candidates, reached)]
     assert sum(reached) >= 2 and any(is_negation(c) and not r for c, r in zip(candidates, reached))
     composed = choose(MethodRun(ScriptedLLM([judge(r"directed what; where not: the answer has genre Comedy")] * 12)),

@@ -171,7 +171,7 @@ def rank(embed: Callable, reading: QuestionReading, candidates: Sequence[QueryCa
     named = reading.written_names
     # which negations negate names written where the denial reaches; where none does, all gain the cue
     negations = [reading.denies and is_negation(c) for c in candidates]
-    reached = [n and denied_in_reach(reading, c) for n, c in zip(negations, candidates)]
+    reached = [denial_reaches(reading, c) for c in candidates]
     denial_cue = [r or (n and not any(reached)) for n, r in zip(negations, reached)]
     return [sims[t] + options.answer_weight * sims[a] + options.link_weight * c.topic.score
             - options.hop_cost * c.hops
@@ -270,6 +270,11 @@ def denied_in_reach(reading: QuestionReading, candidate) -> bool:
                if getattr(t, "negated", False))
 
 
+def denial_reaches(reading: QuestionReading, candidate) -> bool:
+    """Whether ``candidate`` is a negation of names the question's denial reaches."""
+    return bool(reading.denies and is_negation(candidate) and denied_in_reach(reading, candidate))
+
+
 def is_negation(candidate) -> bool:
     """Whether ``candidate`` keeps the answers that lack a tie (a negation): a tie-break for
     a question that denies ("not", "other than", "aren't"), which the encoder reads as if
@@ -320,8 +325,7 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
         # the difference, not only which of the two is older)
         seats = sorted(seats, key=lambda i: not has_form(candidates[i], reading.form))
     size = options.shortlist
-    reached = [i for i in order if reading.denies and is_negation(candidates[i])
-               and denied_in_reach(reading, candidates[i])]
+    reached = [i for i in order if denial_reaches(reading, candidates[i])]
     if reached:
         # the negations of names the question's denial reaches take the negations' seats,
         # the best two ("X directed what; not tagged japan" beside "X acted in what; not

@@ -475,7 +475,7 @@ def writes_whole(typed: str, label: str) -> bool:
     own = [w for w in _folded_words(label) if w not in _FUNCTION_WORDS]
     if not own or not words:
         return False
-    if len(own) > 1 and "".join(w[0] for w in own) in words:
+    if len(own) > 1 and _initials(own) in words:
         return True
     return all(any((len(w) > len(o) >= 4 and w.startswith(o)) or _shortened(w, o) for w in words) for o in own)
 
@@ -486,7 +486,12 @@ def spells_initials(typed: str, label: str) -> bool:
     name the label by themselves, however far its meaning is from the letters' (0.46 there)."""
     words = _folded_words(typed)
     own = [w for w in _folded_words(label) if w not in _FUNCTION_WORDS]
-    return len(words) == 1 and len(own) >= 3 and words[0] == "".join(w[0] for w in own)
+    return len(words) == 1 and len(own) >= 3 and words[0] == _initials(own)
+
+
+def _initials(words: Sequence[str]) -> str:
+    """The first letters of ``words`` but their function words, run together."""
+    return "".join(w[0] for w in words if w not in _FUNCTION_WORDS)
 
 
 def _name_words(typed: str, index=None) -> list[str]:
@@ -498,7 +503,7 @@ def _name_words(typed: str, index=None) -> list[str]:
 
 def _written_in(word: str, label: str) -> bool:
     own = _folded_words(label)
-    initials = "".join(w[0] for w in own if w not in _FUNCTION_WORDS)
+    initials = _initials(own)
     return word in own or any(_common_prefix(word, o) >= max(4, int(0.6 * len(word))) or _shortened(word, o)
                               for o in own) or (2 <= len(word) <= 4 and initials.startswith(word)) \
         or (len(word) >= 2 and word == initials)
