@@ -670,6 +670,39 @@ def test_the_question_is_read_once_by_the_cascade_its_draft_and_its_composing(fi
     assert cascade.context._readings == {}
 
 
+def test_a_refused_draft_s_relations_vote_for_the_candidates_that_walk_them(films):
+    from qa.compose import relations_of
+
+    store, index = films
+    reading, candidates, _ = enumerated(films, "what kind of drama is glass river")
+    genre = next(r for c in candidates for r in relations_of(c) if r.endswith("has_genre"))
+    plain = rank(index.embed, reading, candidates)
+    voted = rank(index.embed, reading, candidates, votes=frozenset({genre}))
+    walks = [genre in relations_of(c) for c in candidates]
+    assert any(walks) and not all(walks)
+    assert [round(v - p, 6) for v, p in zip(voted, plain)] == [ComposeOptions().vote_weight if w else 0.0
+                                                               for w in walks]
+
+
+def test_a_draft_refused_for_want_of_rows_votes_with_its_relations_where_the_cascade_composes(films):
+    # "what kind of cancer did X die of", drafted with the cause of death and "Cancer" as a
+    # second name: every name and relation resolved, and nothing returned rows; the relation
+    # the model wrote is its vote among the composed candidates
+    store, _ = films
+    draft = ("SELECT DISTINCT ?answer WHERE { [ENT: Glass River] [REL: has genre] [ENT: Drama] . "
+             "?answer [REL: has genre] ?answer }")
+    cascade = _cascade(films, ScriptedLLM([draft] + [lambda messages: "yes"] * 30))
+    with store.reading():
+        answer = cascade.answer("what kind of drama is glass river")
+    assert answer.trace["cascade"]["first_refusal"] == "no_rows"
+    assert [v.rsplit("/", 1)[-1] for v in answer.trace["compose"]["votes"]] == ["has_genre"]
+    # a name the store lacks casts no vote: nothing is composed after it
+    refused = _cascade(films, ScriptedLLM(["SELECT DISTINCT ?g WHERE { [ENT: Zorblax Quintana] [REL: has genre] ?g }"]))
+    with store.reading():
+        lacking = refused.answer("what kind of drama is zorblax quintana")
+    assert lacking.refused and lacking.refusal.reason == "not_in_store" and not lacking.draft_relations
+
+
 def test_a_method_that_builds_queries_falls_back_on_the_composed_query_graph(films):
     """The step the methods that build queries share (pgmr, memq, queryagent): a refusal of
     the method's own query is followed by the composed pick; a name the store lacks is not,

@@ -20,7 +20,7 @@ from ..steps import _sparql_build as sb
 from ..steps._result import Answer
 from ._candidates import EntityTie, Ordering, QueryCandidate, SpanTie, ValueTie
 from ._comparisons import Comparison, comparisons
-from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, onward_judged, rank
+from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, onward_judged, rank, relations_of
 from ._reading import COMPARISON_CUES, LinkedEntity, Mention, QuestionReading, read_question, written_like
 from ._verbalize import verbalize
 
@@ -39,15 +39,16 @@ class Picked:
 
 def compose_answer(store, index, question: str, run, method: str, *,
                    options: ComposeOptions = ComposeOptions(), reading: QuestionReading | None = None,
-                   absent: tuple[str, ...] = ()):
+                   absent: tuple[str, ...] = (), votes: tuple[str, ...] = ()):
     """The answer to ``question`` from the query graph the model picks among the store's
     candidates (a :class:`Picked`), or None when the store offers no candidate that returns
     an answer.
-    ``absent``: names the store was found to lack, whose words name nothing else."""
+    ``absent``: names the store was found to lack, whose words name nothing else.
+    ``votes``: relations a refused draft resolved to (:attr:`Answer.draft_relations`)."""
     reading = (reading or read_question(index, question)).without_absent(absent, index)
-    run.record("compose", reading=reading.to_dict())
+    run.record("compose", reading=reading.to_dict(), **({"votes": list(votes)} if votes else {}))
     candidates = enumerate_candidates(store, index.embed, reading, options)
-    scores = rank(index.embed, reading, candidates, options)
+    scores = rank(index.embed, reading, candidates, options, votes=frozenset(votes))
     composed = choose(run, reading, candidates, scores, options)
     chosen_p = composed.chosen_p if composed else None
     run.record("compose", candidates=len(candidates),
@@ -79,4 +80,4 @@ def compose_answer(store, index, question: str, run, method: str, *,
 
 __all__ = ["compose_answer", "Picked", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
            "EntityTie", "ValueTie", "SpanTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
-           "onward_judged", "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]
+           "onward_judged", "relations_of", "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]

@@ -63,7 +63,7 @@ class CascadeMethod(QAMethod):
                 # question's other words ("movies") would answer about something else
                 reading = reading.about(absent, self.context.get_index())
             picked = compose_answer(self.store, self.context.get_index(), question, run, self.name,
-                                    reading=reading, absent=absent)
+                                    reading=reading, absent=absent, votes=tuple(first.draft_relations))
             if picked is not None and not picked.answer.refused and reading.set_aside:
                 picked = self.whole_or_about(question, run, picked, absent)
             if picked is not None and not picked.answer.refused:

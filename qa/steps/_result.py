@@ -110,6 +110,9 @@ class Answer:
     # or for an open answer the entity it holds); empty with one store
     answer_stores: list[list[str]] = field(default_factory=list)
     by_store: list[dict[str, Any]] = field(default_factory=list)
+    # a refused draft's relations, resolved in the store (each pattern's best IRI): the
+    # draft's vote where the question is composed after the refusal (qa.compose)
+    draft_relations: list[str] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:

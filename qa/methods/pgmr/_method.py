@@ -226,9 +226,18 @@ class PGMRMethod(QAMethod):
                 # a name an entity bears that a node holds as a value too (a character named
                 # like a person: "Charles Robinson" in a film): the other name and that value
                 found = self.beside_a_value(index, question, literal_names(self.store, list(entities)), run)
-        return self.query_answer(question, run, found,
-                                 "not in the store: no resolution of the query's placeholders returns rows",
-                                 allow_parametric=allow_parametric, limit=self.max_answers, timeout_s=self.timeout_s)
+        answer = self.query_answer(question, run, found,
+                                   "not in the store: no resolution of the query's placeholders returns rows",
+                                   allow_parametric=allow_parametric, limit=self.max_answers,
+                                   timeout_s=self.timeout_s)
+        if answer.refused:
+            # every name and relation resolved, and no structure of them returned rows: the
+            # relations the model wrote are still its reading of what is asked (a vote where
+            # the question is composed: "what kind of cancer did X die of", drafted with the
+            # cause of death and "Cancer" as a second name)
+            answer.draft_relations = list(dict.fromkeys(cs[0].iri for cs in relations
+                                                      if cs and cs[0].score >= self.relation_threshold))
+        return answer
 
     def as_drafted(self, index, question: str, query: PlaceholderQuery, run: MethodRun):
         """(query, rows) of ``query`` executed as the model wrote it, when every name in it
