@@ -610,6 +610,19 @@ def test_the_draft_stands_when_nothing_could_narrow_it(films):
         assert quiet.refined("which films did ann lee direct", draft, MethodRun(quiet.context.llm)) is None
 
 
+def test_the_model_is_not_asked_where_no_candidate_could_narrow_the_draft(films):
+    # "comedy" is a second mention, so a constraint could be composed; but the draft answered
+    # one film, and no refinement of fewer answers, negation, second role or comparison is
+    # among the candidates: nothing composed could be taken, and nothing is judged
+    store, _ = films
+    draft = _films_of(store, {"Night Harbor"})
+    quiet = _cascade(films, ScriptedLLM([]))  # any call to the model fails the test
+    run = MethodRun(quiet.context.llm)
+    with store.reading():
+        assert quiet.refined("which comedy did ann lee direct first", draft, run) is None
+    assert run.trace["compose"]["judged"] is False and run.trace["compose"]["candidates"] > 0
+
+
 def test_a_name_the_draft_wrote_short_leaves_the_question_s_other_name_its_topic(films):
     # the draft wrote "[ENT: Harbor]" for *Night Harbor* and left Ann Lee a variable: refused
     # for that name, composing looks for it alone, and sets Ann Lee aside (never an answer);

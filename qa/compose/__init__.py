@@ -25,6 +25,10 @@ from ._reading import COMPARISON_CUES, LinkedEntity, Mention, QuestionReading, r
 from ._verbalize import verbalize
 
 
+# the most answers a composed answer lists
+ANSWER_LIMIT = 50
+
+
 @dataclass(frozen=True)
 class Picked:
     """A composed answer with what was picked for it: the candidate's ``stage`` ("chain",
@@ -39,15 +43,20 @@ class Picked:
 
 def compose_answer(store, index, question: str, run, method: str, *,
                    options: ComposeOptions = ComposeOptions(), reading: QuestionReading | None = None,
-                   absent: tuple[str, ...] = (), votes: tuple[str, ...] = ()):
+                   absent: tuple[str, ...] = (), votes: tuple[str, ...] = (), worth=None):
     """The answer to ``question`` from the query graph the model picks among the store's
     candidates (a :class:`Picked`), or None when the store offers no candidate that returns
     an answer.
     ``absent``: names the store was found to lack, whose words name nothing else.
-    ``votes``: relations a refused draft resolved to (:attr:`Answer.draft_relations`)."""
+    ``votes``: relations a refused draft resolved to (:attr:`Answer.draft_relations`).
+    ``worth(candidate)``: whether a caller that takes only some picks could take it; where
+    no candidate is, nothing is judged and the answer is None."""
     reading = (reading or read_question(index, question)).without_absent(absent, index)
     run.record("compose", reading=reading.to_dict(), **({"votes": list(votes)} if votes else {}))
     candidates = enumerate_candidates(store, index.embed, reading, options)
+    if worth is not None and not any(worth(c) for c in candidates):
+        run.record("compose", candidates=len(candidates), judged=False)
+        return None
     scores = rank(index.embed, reading, candidates, options, votes=frozenset(votes))
     composed = choose(run, reading, candidates, scores, options)
     chosen_p = composed.chosen_p if composed else None
@@ -74,10 +83,11 @@ def compose_answer(store, index, question: str, run, method: str, *,
         # answer is the one a reader takes
         known = store.popularity(r["answer"].value for r in rows if hasattr(r["answer"], "value"))
         rows.sort(key=lambda r: -known.get(getattr(r["answer"], "value", ""), 0))
-    return Picked(sb.query_answer(store, question, method, query, rows, limit=50, timeout_s=options.timeout_s),
+    return Picked(sb.query_answer(store, question, method, query, rows, limit=ANSWER_LIMIT,
+                                   timeout_s=options.timeout_s),
                   composed.chosen.stage, chosen_p)
 
 
-__all__ = ["compose_answer", "Picked", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
+__all__ = ["compose_answer", "ANSWER_LIMIT", "Picked", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
            "EntityTie", "ValueTie", "SpanTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
            "onward_judged", "relations_of", "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]

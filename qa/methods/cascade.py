@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..compose import compose_answer
+from ..compose import ANSWER_LIMIT, compose_answer
 from ..steps._result import Answer
 from ..steps._values import answers_a_value
 from ._base import FINAL_REFUSALS, MethodRun, QAContext, QAMethod
@@ -109,7 +109,12 @@ class CascadeMethod(QAMethod):
         misfit = reading.form == "value" and not answers_a_value(first.answers, first.values)
         if not (reading.may_constrain or misfit) or not first.answer_iris:
             return None
-        picked = compose_answer(self.store, index, question, run, self.name, reading=reading)
+        # only a pick that could narrow the draft's answers is taken (below): where no
+        # candidate could, the model is not asked (a word the store holds as a tag, "films",
+        # "together", is a second mention of most chain questions)
+        answered = len(first.answers)
+        picked = compose_answer(self.store, index, question, run, self.name, reading=reading,
+                                worth=None if misfit else (lambda c: could_narrow(c, answered)))
         composed, stage = (picked.answer, picked.stage) if picked else (None, None)
         if misfit and composed is not None and not composed.refused and answers_a_value(composed.answers,
                                                                                       composed.values):
@@ -122,9 +127,21 @@ class CascadeMethod(QAMethod):
         usable = composed is not None and not composed.refused and composed.answer_iris and stage not in (None, "chain")
         renamed = usable and _namesakes_only(reading, first, composed)
         narrowed = usable and ((_answer_keys(composed) < _answer_keys(first) and not renamed)
-                               or stage in ("negation", "conjunction", "comparison"))
+                               or stage in NARROWING_STAGES)
         run.record("cascade", refined=bool(narrowed), **({"namesakes_only": True} if renamed else {}))
         return composed if narrowed else None
+
+
+def could_narrow(candidate, answered: int) -> bool:
+    """Whether the cascade could take ``candidate`` as narrowing a draft that gave
+    ``answered`` answers (:meth:`CascadeMethod.refined`): a negation, two roles at once or a
+    comparison, or another refinement of fewer answers (as many as a composed answer lists)."""
+    stage = getattr(candidate, "stage", "chain")
+    return stage in NARROWING_STAGES or (stage != "chain" and min(candidate.size, ANSWER_LIMIT) < answered)
+
+
+# the composed stages the cascade takes on their own, narrower or not
+NARROWING_STAGES = frozenset({"negation", "conjunction", "comparison"})
 
 
 def _answer_keys(answer: Answer) -> set[str]:
