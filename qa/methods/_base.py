@@ -249,7 +249,7 @@ class QAMethod(ABC):
         from ..compose import compose_answer  # composing builds on the methods' steps
 
         picked = compose_answer(self.store, self.context.get_index(), question, run, self.name,
-                                reading=self.context.read(question), votes=tuple(answer.draft_relations))
+                                reading=self.context.read(question))
         if picked is None or picked.answer.refused:
             return answer
         run.record("composed", after=answer.refusal.reason, stage=picked.stage, p=picked.p)
