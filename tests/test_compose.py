@@ -1185,6 +1185,14 @@ def test_pgmr_runs_a_draft_asking_two_roles_of_one_name_as_written(films):
     with store.reading():
         answer = pgmr.answer("which films did [Bo Park] star in", in_shape=False)
     assert sorted(answer.answers) == ["Glass River", "Salt Road"] and "ground" in answer.trace
+    # the same draft for a question that joins no two roles conflated a chain's two hops
+    # ("who directed the films starring X"): grounded as any chain, not run as written
+    context = QAContext(store, ScriptedLLM([draft]))
+    context.index = index
+    pgmr = make_method("pgmr", context, read_answers=False)
+    with store.reading():
+        answer = pgmr.answer("who directed the films starring [Bo Park]", in_shape=False)
+    assert "ground" in answer.trace and answer.answers != ["Salt Road"]
 
 
 def test_a_name_followed_by_its_kind_as_the_question_writes_it_resolves_to_the_label(films):

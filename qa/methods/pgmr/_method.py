@@ -202,9 +202,14 @@ class PGMRMethod(QAMethod):
             return self.refuse(question, run, "not_in_store", "not in the store: " + "; ".join(weak), allow_parametric)
         found = None
         grounded = self.paths and self.groundable(query)
-        # a name in two patterns asks for two roles at once; each of the store's paths from
-        # it says one, so the draft runs as written first, and is grounded if it returns nothing
-        both_roles = grounded and query.roles_of_one_name > 1 and not weak
+        # a name in two patterns asks for two roles at once where the question joins two
+        # ("the movies X directed and starred in"); each of the store's paths from it says
+        # one, so the draft runs as written first, and is grounded if it returns nothing.
+        # Where the question joins none, the draft conflated a chain's two hops ("who wrote
+        # the screenplay for the movies directed by X" drafted as X's films both written and
+        # directed by X) and is grounded as any chain
+        both_roles = (grounded and query.roles_of_one_name > 1 and not weak
+                      and self.context.read(question).conjoins)
         if both_roles:
             found = self.execute(query, entities, relations, run)
         if found is None and grounded:
