@@ -1192,7 +1192,8 @@ def test_pgmr_runs_a_draft_asking_two_roles_of_one_name_as_written(films):
     pgmr = make_method("pgmr", context, read_answers=False)
     with store.reading():
         answer = pgmr.answer("who directed the films starring [Bo Park]", in_shape=False)
-    assert "ground" in answer.trace and answer.answers != ["Salt Road"]
+    # the directors of his films but himself (the question's own entity is never the answer)
+    assert "ground" in answer.trace and answer.answers == ["Ann Lee"]
 
 
 def test_a_name_followed_by_its_kind_as_the_question_writes_it_resolves_to_the_label(films):

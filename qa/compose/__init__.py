@@ -15,6 +15,7 @@ The steps, in order:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ..steps import _sparql_build as sb
 from ..steps._result import Answer
@@ -43,7 +44,8 @@ class Picked:
 
 def compose_answer(store, index, question: str, run, method: str, *,
                    options: ComposeOptions = ComposeOptions(), reading: QuestionReading | None = None,
-                   absent: tuple[str, ...] = (), votes: tuple[str, ...] = (), worth=None):
+                   absent: tuple[str, ...] = (), votes: tuple[str, ...] = (),
+                   worth: Callable[[QueryCandidate], bool] | None = None):
     """The answer to ``question`` from the query graph the model picks among the store's
     candidates (a :class:`Picked`), or None when the store offers no candidate that returns
     an answer.

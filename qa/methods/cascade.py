@@ -132,16 +132,16 @@ class CascadeMethod(QAMethod):
         return composed if narrowed else None
 
 
+# the composed stages the cascade takes on their own, narrower or not
+NARROWING_STAGES = frozenset({"negation", "conjunction", "comparison"})
+
+
 def could_narrow(candidate, answered: int) -> bool:
     """Whether the cascade could take ``candidate`` as narrowing a draft that gave
     ``answered`` answers (:meth:`CascadeMethod.refined`): a negation, two roles at once or a
     comparison, or another refinement of fewer answers (as many as a composed answer lists)."""
-    stage = getattr(candidate, "stage", "chain")
-    return stage in NARROWING_STAGES or (stage != "chain" and min(candidate.size, ANSWER_LIMIT) < answered)
-
-
-# the composed stages the cascade takes on their own, narrower or not
-NARROWING_STAGES = frozenset({"negation", "conjunction", "comparison"})
+    return candidate.stage in NARROWING_STAGES or (
+        candidate.stage != "chain" and min(candidate.size, ANSWER_LIMIT) < answered)
 
 
 def _answer_keys(answer: Answer) -> set[str]:
