@@ -537,6 +537,35 @@ def test_a_chain_one_hop_on_gains_from_the_model_only_what_it_prefers_it_by_past
     assert onward_judged([onward, tied], [0.51, 0.9], 0.2) == [0.51, 0.9]
 
 
+def test_a_question_asking_for_sharers_takes_the_trip_back_as_the_model_judged_it(films):
+    """"which films share a director with X" asks for the step on that comes back along
+    the same relation (the director's other films, not the director): that one is not
+    held to the chain it goes on from; a step on along another relation still is."""
+    from qa.compose import onward_judged
+
+    _, _, texts = enumerated(films, "which films share a director with night harbor")
+    chain = texts["Night Harbor directed by what"]
+    trip = texts["Night Harbor directed by what; it directed what"]
+    assert trip.path.round_trip and trip.path.goes_on_from(chain.path)
+    assert onward_judged([chain, trip], [0.39, 0.51], 0.2) == [0.39, 0.39]
+    assert onward_judged([chain, trip], [0.39, 0.51], 0.2, sharers=True) == [0.39, 0.51]
+    _, _, texts = enumerated(films, "which comedy films did ann lee direct")
+    chain = texts["Ann Lee directed what"]
+    onward = next(c for c in texts.values() if c.stage == "chain" and c.path.goes_on_from(chain.path))
+    assert not onward.path.round_trip
+    assert onward_judged([chain, onward], [0.39, 0.51], 0.2, sharers=True) == [0.39, 0.39]
+
+
+def test_the_sharing_cue_words_are_read_as_features(films):
+    from qa.compose import read_question
+
+    _, index = films
+    assert read_question(index, "who starred together with Ann Lee").asks_sharers
+    assert read_question(index, "who co-wrote films with Ann Lee").asks_sharers
+    assert read_question(index, "which films share a director with night harbor").asks_sharers
+    assert not read_question(index, "who starred in films with Ann Lee").asks_sharers
+
+
 def test_the_shortlist_is_ranked_by_the_encoder_against_the_question(films):
     store, index = films
     reading = read_question(index, "which films did ann lee direct")

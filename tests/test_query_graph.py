@@ -529,11 +529,17 @@ def test_a_trip_past_the_drafts_length_stands_only_where_it_leads():
     from qa.steps._path_grounding import PathGrounder
 
     def runs(*hops):  # ranked best first: (hops, round trip)
-        return [SimpleNamespace(path=SimpleNamespace(hops=h, round_trip=t)) for h, t in hops]
+        return [SimpleNamespace(path=SimpleNamespace(hops=h, round_trip=t, labels=("directed by",) * (h - 1)
+                                                     + ("in language",))) for h, t in hops]
 
     # the languages of the films that share directors: the three-hop trip leads
     leading = runs((3, True), (2, True), (1, False))
     assert PathGrounder.trips_in_reach(leading, [0, 1, 2], 2, 3) == ([0, 1], True)
+    words = "what languages are the films that share directors with x in".split()
+    assert PathGrounder.trips_in_reach(leading, [0, 1, 2], 2, 3, words=words) == ([0, 1], True)
+    # a step on that the question does not name ("… also directed which films") is out of reach
+    words = "the director of x also directed which films".split()
+    assert PathGrounder.trips_in_reach(leading, [0, 1, 2], 2, 3, words=words) == ([1], False)
     # the director's other films: the two-hop trip leads, and the longer one is dropped
     trailing = runs((2, True), (3, True), (1, False))
     assert PathGrounder.trips_in_reach(trailing, [0, 1, 2], 2, 3) == ([0], False)
@@ -561,6 +567,9 @@ def test_a_trip_one_hop_on_stands_where_the_question_alone_fits_it_by_the_margin
     # "… were in which genres": the question's words and the answers fit the genres best
     fits = [0.80, 0.95, 0.99, 0.70]
     assert extension_leads(runs, ranked, fits, 0.08) == 1  # the other trip's step on is not weighed
+    # only a step the question names: "genres" names *has_genre*; "films" names no step on
+    assert extension_leads(runs, ranked, fits, 0.08, "were in which genres".split()) == 1
+    assert extension_leads(runs, ranked, fits, 0.08, "also directed which films".split()) is None
     assert PathGrounder.trips_in_reach(runs, ranked, 2, 3, fits, 0.08) == ([1, 0, 3, 2], True)
     # by less than the margin the films stand ("the director of X also directed which movies")
     close = [0.90, 0.95, 0.99, 0.70]
@@ -914,3 +923,25 @@ def test_a_constraint_word_may_name_an_entity_in_its_other_number(films_with_spo
         answer, _, _ = film_chain(films_with_sports, question)
         assert answer.answers in (["1"], ["Quiet Engines"]), question
         assert any(c["applied"] and c["entity"] == "Sport" for c in answer.constraints), answer.constraints
+
+
+def test_the_reading_leaves_no_unasked_trip_for_the_path_it_moved_from():
+    """Marking a country that shares Costa Rica's official language does not move "what
+    type of money do they use in costa rica" from its currency to those countries; a trip
+    along a relation the question names ("the films directed by the director of X"), or
+    one from a path that is a trip itself, still may be taken."""
+    from qa.steps._path_grounding import PathGrounder, question_words
+    from qa.steps._paths import RelationPath
+
+    def path(*steps):
+        return RelationPath("Costa Rica", "x", tuple(steps), tuple(r.replace("_", " ") for r, _ in steps))
+
+    currency = path(("currency_used", False))
+    shares_language = path(("official_language", False), ("official_language", True))
+    words = question_words("what type of money do they use in costa rica")
+    assert PathGrounder.unasked_trip(shares_language, currency, words)
+    assert not PathGrounder.unasked_trip(currency, currency, words)
+    assert not PathGrounder.unasked_trip(shares_language, currency,
+                                         question_words("which countries have the official language of costa rica"))
+    on = path(("official_language", False), ("official_language", True), ("currency_used", False))
+    assert not PathGrounder.unasked_trip(on, currency, words)  # a step on is a trip of its own kind

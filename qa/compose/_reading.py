@@ -51,8 +51,12 @@ YES_NO_OPENINGS = frozenset("is are was were do does did has have had can could 
 # act"): a candidate tying the answer back to the topic by a second relation is enumerated
 # only for a question that has one
 CONJUNCTION_CUES = frozenset("both also and".split())
+# words that ask for others sharing something with the one named ("starred together with
+# X", "X also directed", "the same director as X", "co-wrote with X"): a chain there and
+# back along one relation is what such a question asks for
+SHARING_CUES = frozenset("together also same share shares shared alongside co".split())
 _ALL_CUES = (CUE_WORDS | ORDER_CUES | NEGATION_CUES | COMPARISON_CUES | LOWER_COMPARATIVES | HIGHER_COMPARATIVES
-             | CONJUNCTION_CUES)
+             | CONJUNCTION_CUES | SHARING_CUES)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 # an article written in lower case before a name ("the Italian-language films")
 _LOWER_ARTICLE = re.compile(r"(?:the|a|an)\s+")
@@ -300,6 +304,12 @@ class QuestionReading:
     def conjoins(self) -> bool:
         """Whether the question has a word that joins two roles of one answer (a feature)."""
         return bool(self.cues & CONJUNCTION_CUES)
+
+    @property
+    def asks_sharers(self) -> bool:
+        """Whether the question has a word asking for others that share something with
+        the one it names (a feature)."""
+        return bool(self.cues & SHARING_CUES)
 
     @property
     def may_constrain(self) -> bool:

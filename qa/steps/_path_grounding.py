@@ -188,7 +188,7 @@ class PathGrounder:
             for entry, k in zip(record, order):
                 entry["question_fit"] = round(question_fit[k], 4)
             ranked, further = self.trips_in_reach(runs, ranked, trip_hops, longest, question_fit,
-                                                  self.extension_margin)
+                                                  self.extension_margin, question_words(question))
         # after the trips are told apart: a long walk leading every shorter path is no reason
         # to leave the trip the question asks for ("films by the same director as X" answered
         # with those films' actors)
@@ -211,8 +211,16 @@ class PathGrounder:
             # best of them their last hop only (:meth:`onward_steps`): where a longer trip
             # leads, it stands unless the model marks an answer of one of those ("Jonas
             # Inde starred together with who": his co-stars, not their films' writers)
+            before = pick
             pick, marks = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
                                      ids=readable + onward, first_mark=trip, last_hop_only=len(readable))
+            if not trip and self.unasked_trip(runs[pick].path, runs[before].path, question_words(question)):
+                # others sharing a value with the one named ("Colombia | official language |
+                # Spanish Language" beside Costa Rica's) answer a question that asks for
+                # them; asked "what type of money do they use in costa rica", the model
+                # marked Colombia and the currency the draft wrote was left (WebQSP dev-train)
+                run.record(step, trip_unasked=runs[pick].path.labels[0])
+                pick = before
         named_trip = self.draft_trip(runs, ranked, pick, draft) if trip else pick
         if named_trip != pick:
             run.record(step, draft_trip=runs[named_trip].path.labels[0])
@@ -241,19 +249,24 @@ class PathGrounder:
     @staticmethod
     def trips_in_reach(runs: Sequence[PathRun], ranked: Sequence[int], trip_hops: int, longest: int,
                        question_fit: Sequence[float] | None = None,
-                       margin: float = 0.08) -> tuple[list[int], bool]:
+                       margin: float = 0.08, words: Sequence[str] | None = None) -> tuple[list[int], bool]:
         """The ranked runs a trip question chooses among, and whether the best of them is a
         trip past the draft's length. Round trips of ``trip_hops``; a trip up to
         ``longest`` where it leads every trip of the draft's length, question and answers
         read by the encoder with the draft's words ("what languages are the films that share
         directors with X in": the languages, not the films), or where it goes one hop on
-        from the best of them and fits the question alone (``question_fit``, per run) by
-        ``margin`` better (:func:`extension_leads`); else longer trips, else any path."""
+        from the best of them, along a relation one of the question's ``words`` names, and
+        fits the question alone (``question_fit``, per run) by ``margin`` better
+        (:func:`extension_leads`); else longer trips, else any path."""
         trip_runs = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= trip_hops]
         in_reach = [k for k in trip_runs if runs[k].path.hops <= longest]
+        if words is not None:
+            # a trip past the draft's ends on a step the question names, or is not in reach
+            in_reach = [k for k in in_reach if runs[k].path.hops == trip_hops
+                        or _names_role(runs[k].path.labels[-1], words)]
         further = bool(in_reach) and runs[in_reach[0]].path.hops > trip_hops
         if not further and in_reach and question_fit is not None:
-            extended = extension_leads(runs, in_reach, question_fit, margin)
+            extended = extension_leads(runs, in_reach, question_fit, margin, words)
             if extended is not None:
                 return [extended] + [k for k in in_reach if k != extended], True
         if not further:
@@ -279,6 +292,14 @@ class PathGrounder:
         on = [k for k in ranked if runs[k].path.goes_on_from(trip) and runs[k].path.steps[-1][0] != steps[0][0]
               and not shared & {t.label for t in runs[k].terms}]
         return sorted(on, key=lambda k: -question_fit[k])[:max(self.read_paths // 2, 1)]
+
+    @staticmethod
+    def unasked_trip(picked: RelationPath, before: RelationPath, words: Sequence[str]) -> bool:
+        """Whether the reading moved the pick from a path that is no round trip to a round
+        trip of two hops along a relation none of the question's ``words`` names: the
+        others that share something the question does not speak of."""
+        return (picked is not before and picked.round_trip and picked.hops == 2 and not before.round_trip
+                and not _names_role(picked.labels[0], words))
 
     @staticmethod
     def draft_trip(runs: Sequence[PathRun], ranked: Sequence[int], pick: int, draft: ChainDraft) -> int:
@@ -447,17 +468,23 @@ def marked_first(chosen: PathRun, marks: Sequence[str]) -> list:
 
 
 def extension_leads(runs: Sequence[PathRun], ranked: Sequence[int], question_fit: Sequence[float],
-                    margin: float) -> int | None:
+                    margin: float, words: Sequence[str] | None = None) -> int | None:
     """The run that goes one hop on from the best-ranked run (its steps, then one more)
     and fits the question alone by ``margin`` better than it, the best such; else None.
+    Where the question's ``words`` are given, only a step whose relation one of them
+    names counts.
 
     The draft's words pull a path toward the hops the draft wrote, and a draft one hop
     short ("the films that share directors with X were in which genres" drafted as the
     films) ranks its own trip first. The question's words and the answers say the rest
     ("genres"; Drama and Music read as genres); only a step on from the ranked trip is
-    weighed, so the trip the draft and the reading chose stays the one walked."""
+    weighed, so the trip the draft and the reading chose stays the one walked. A step
+    the question does not name is one it did not ask for: the encoder reads a list of
+    people as fitting "the director of X is also the director of which films" better
+    than a list of titles, and the films' actors led the films by 0.16 (MetaQA 2-hop dev)."""
     base = runs[ranked[0]].path
-    on = [k for k in ranked if runs[k].path.goes_on_from(base)]
+    on = [k for k in ranked if runs[k].path.goes_on_from(base)
+          and (words is None or _names_role(runs[k].path.labels[-1], words))]
     if not on:
         return None
     best = max(on, key=lambda k: question_fit[k])
@@ -533,6 +560,11 @@ _IRREGULAR = {"wrote": "write", "made": "make", "sang": "sing", "sung": "sing", 
 # a role of the named entity (:data:`_ROLE_OF`), or the one the others share with it
 _ROLE_WORDS = re.compile(_ROLE_OF.pattern + r"|\bshared?s?\s+(?:a|an|the|their|its)\s+([a-z-]+)"
                          r"|\bthe\s+same\s+([a-z-]+)", re.I)
+
+
+def question_words(question: str) -> list[str]:
+    """The question's words in lower case, hyphened ones apart ("co-wrote": "co", "wrote")."""
+    return re.findall(r"[a-z]+", question.lower())
 
 
 def role_words(question: str) -> list[str]:
