@@ -1368,3 +1368,43 @@ def test_the_negations_the_denial_reaches_take_the_negations_seats(tmp_path_fact
     negations = sorted(c.answers for c in composed.options if "not:" in verbalize(c))
     assert negations == [("Gray Dusk",), ("Red Dawn",)]
     assert composed.chosen.answers == ("Red Dawn",)
+
+
+# -- a name the store lacks, written another way ---------------------------------------------
+def test_an_entity_writing_all_of_a_lacking_names_words_but_one_is_near_it(films):
+    """Refused for "Sir Ann Lee" (no entity bears it), the mention "ann lee" is dropped as
+    any part of a name the store lacks, and kept aside as near: *Ann Lee* writes all its
+    words but "sir". A one-word name has no near entity; nor does one writing fewer words."""
+    _, index = films
+    reading = read_question(index, "which films did sir ann lee direct")
+    assert not any(m.text == "ann lee" for m in reading.without_absent(["Sir Ann Lee"], index).mentions)
+    near = reading.near_absent(["Sir Ann Lee"], index)
+    assert [(name, m.text, [e.label for e in m.entities]) for name, m in near] == [("Sir Ann Lee", "ann lee",
+                                                                                     ["Ann Lee"])]
+    assert reading.near_absent(["Sir Ann Lee Park"], index) == ()  # two words unwritten
+    assert read_question(index, "which films did annlee direct").near_absent(["Annlee"], index) == ()
+
+
+@pytest.mark.parametrize("says, kept", [("yes", True), ("no", False)])
+def test_a_near_entity_stands_as_the_topic_only_where_the_model_says_the_question_means_it(films, says, kept):
+    """After a refusal for a name the store lacks, the model is asked of a near entity
+    whether the question means it; only a yes lets composing answer about it."""
+    store, index = films
+    asked = []
+
+    def name_check(messages):
+        asked.append(messages[-1]["content"])
+        return says
+
+    llm = ScriptedLLM([name_check] + [judge(r"^Ann Lee directed what$")] * 12)
+    run = MethodRun(llm)
+    with store.reading():
+        picked = compose_answer(store, index, "which films did sir ann lee direct", run, "test",
+                                absent=("Sir Ann Lee",))
+    assert "Name in the question: Sir Ann Lee" in asked[0] and "Entity in the graph: Ann Lee" in asked[0]
+    assert run.trace["compose"]["name_checks"] == [{"name": "Sir Ann Lee", "entity": "Ann Lee",
+                                                     "p": 1.0 if kept else 0.0}]
+    if kept:
+        assert picked is not None and "Glass River" in picked.answer.answers
+    else:
+        assert picked is None or "Glass River" not in picked.answer.answers

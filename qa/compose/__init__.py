@@ -23,6 +23,7 @@ from ._candidates import EntityTie, Ordering, QueryCandidate, SpanTie, ValueTie
 from ._comparisons import Comparison, comparisons
 from ._choose import ComposeOptions, Composed, choose, enumerate_candidates, onward_judged, rank, relations_of
 from ._reading import COMPARISON_CUES, LinkedEntity, Mention, QuestionReading, read_question, written_like
+from ._names import confirmed_names
 from ._verbalize import verbalize
 
 
@@ -53,7 +54,12 @@ def compose_answer(store, index, question: str, run, method: str, *,
     ``votes``: relations a refused draft resolved to (:attr:`Answer.draft_relations`).
     ``worth(candidate)``: whether a caller that takes only some picks could take it; where
     no candidate is, nothing is judged and the answer is None."""
-    reading = (reading or read_question(index, question)).without_absent(absent, index)
+    read = reading or read_question(index, question)
+    reading = read.without_absent(absent, index)
+    near = read.near_absent(absent, index)
+    if near:
+        # a name the store lacks written another way ("vince scully"), if the model says so
+        reading = reading.with_mentions(confirmed_names(run, reading, near, threshold=options.name_threshold))
     run.record("compose", reading=reading.to_dict(), **({"votes": list(votes)} if votes else {}))
     candidates = enumerate_candidates(store, index.embed, reading, options)
     if worth is not None and not any(worth(c) for c in candidates):
@@ -90,6 +96,6 @@ def compose_answer(store, index, question: str, run, method: str, *,
                   composed.chosen.stage, chosen_p)
 
 
-__all__ = ["compose_answer", "ANSWER_LIMIT", "Picked", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
+__all__ = ["compose_answer", "confirmed_names", "ANSWER_LIMIT", "Picked", "read_question", "QuestionReading", "Mention", "LinkedEntity", "QueryCandidate",
            "EntityTie", "ValueTie", "SpanTie", "Ordering", "ComposeOptions", "Composed", "enumerate_candidates", "rank",
            "onward_judged", "relations_of", "choose", "verbalize", "written_like", "Comparison", "comparisons", "COMPARISON_CUES"]

@@ -69,6 +69,10 @@ class ComposeOptions:
     # the three questions composed after such a refusal was lost by 0.2 to 0.6 to a
     # candidate without the draft's relation, and no other pick moves from 0.3 to 1.0
     vote_weight: float = 0.6
+    # how sure the model must be that a question means an entity writing all of a name the
+    # store lacks but one word (:func:`qa.compose.confirmed_names`) for it to stand: a
+    # name spliced from two must stay refused (`eval --unanswerable`)
+    name_threshold: float = 0.55
 
 
 @dataclass

@@ -153,13 +153,7 @@ class QuestionReading:
         is the name before its "'s": what follows says what of it is asked. A year the
         draft wrote after a name ("[ENT: FedEx Cup 2012]" of "who won fedex cup 2012") is
         the question's constant, not a word of the name."""
-        names = [re.split(r"['\u2019]s\b", n, maxsplit=1)[0] for n in names]
-        names = [_YEAR_AFTER.sub("", n).strip() or n for n in names]
-        if self.compares:
-            # a draft that wrote two compared names as one ("[ENT: Cherry vs Transylvania]")
-            # lacks neither of them: each side of the word setting them against each other
-            # is a name of its own
-            names = [part for n in names for part in _JOINED.split(n)]
+        names = self._absent_names(names)
         absent = [set(_folded_words(n)) for n in names if n.strip()]
         if not absent:
             return self
@@ -171,6 +165,41 @@ class QuestionReading:
             if entities:
                 kept.append(replace(m, entities=entities))
         return replace(self, mentions=tuple(kept))
+
+    def near_absent(self, names: Sequence[str], index=None) -> tuple[tuple[str, Mention], ...]:
+        """The mentions inside a name the store was found to lack whose entities write all
+        of that name's words but one (a name of two words or more), each with those
+        entities only, beside the name: what :meth:`without_absent` drops that may still be
+        the one meant ("vince scully" of *Vin Scully*, "sir james dyson", "riviera casino").
+        A name spliced from two ("Temuera Venable") writes all but one as well: only the
+        model, asked of each, tells them apart (:func:`qa.compose.confirmed_names`)."""
+        names = [n for n in self._absent_names(names) if len(_name_words(n, index)) >= 2]
+        out = []
+        for m in self.mentions:
+            words = set(_folded_words(m.text))
+            for n in names:
+                if not words or not words <= set(_folded_words(n)):
+                    continue
+                wanted = len(_name_words(n, index)) - 1
+                near = tuple(e for e in m.entities
+                             if not written_like(n, e.label, index) and _written_words(n, e.label, index) == wanted)
+                if near:
+                    out.append((n, replace(m, entities=near)))
+        return tuple(out)
+
+    def with_mentions(self, mentions: Sequence[Mention]) -> "QuestionReading":
+        """The reading with ``mentions`` added after its own."""
+        return replace(self, mentions=(*self.mentions, *mentions)) if mentions else self
+
+    def _absent_names(self, names: Sequence[str]) -> list[str]:
+        names = [re.split(r"['\u2019]s\b", n, maxsplit=1)[0] for n in names]
+        names = [_YEAR_AFTER.sub("", n).strip() or n for n in names]
+        if self.compares:
+            # a draft that wrote two compared names as one ("[ENT: Cherry vs Transylvania]")
+            # lacks neither of them: each side of the word setting them against each other
+            # is a name of its own
+            names = [part for n in names for part in _JOINED.split(n)]
+        return names
 
     def about(self, names: Sequence[str], index=None) -> "QuestionReading":
         """The reading with only the mentions that are where ``names`` are written: a name
