@@ -1225,6 +1225,27 @@ def test_pgmr_runs_a_draft_asking_two_roles_of_one_name_as_written(films):
     assert "ground" in answer.trace and answer.answers == ["Ann Lee"]
 
 
+def test_a_two_roles_draft_grounded_as_a_chain_says_neither_end(films, monkeypatch):
+    """Drafted as the films X both directed and starred in, "who directed the films starring
+    X" wrote its two hops in no order: the draft's first and last relations do not pull the
+    paths (the question's words decide which hop is on the answer); a chain's draft still does."""
+    from qa.methods import make_method
+    from qa.steps._path_grounding import PathGrounder
+
+    drafts = []
+    monkeypatch.setattr(PathGrounder, "ground", lambda self, question, anchor, draft, run, **_: drafts.append(draft))
+    store, index = films
+    for text in ("SELECT DISTINCT ?f WHERE { ?f [REL: directed by] [ENT: Bo Park] . ?f [REL: starred actors] [ENT: Bo Park] }",
+                 "SELECT DISTINCT ?d WHERE { ?f [REL: starred actors] [ENT: Bo Park] . ?f [REL: directed by] ?d }"):
+        context = QAContext(store, ScriptedLLM([text]))
+        context.index = index
+        with store.reading():
+            make_method("pgmr", context, read_answers=False).answer("who directed the films starring [Bo Park]",
+                                                                     in_shape=False)
+    assert drafts[0].ends == (None, None) and drafts[0].words == ("directed by", "starred actors")
+    assert drafts[1].ends == ("starred actors", "directed by")
+
+
 def test_a_name_followed_by_its_kind_as_the_question_writes_it_resolves_to_the_label(films):
     from qa.steps._resolution import entity_choices, kind_after
 

@@ -310,7 +310,11 @@ class PGMRMethod(QAMethod):
         (:mod:`qa.steps._path_grounding`); with ``choose_path`` the model picks among the paths
         that return rows. None when none does."""
         anchor = entities[query.entities()[0]][0]
-        draft = ChainDraft(tuple(query.relations()), query.written_patterns, query.end_relations(), query.answer_var,
+        # a draft asking two roles of one name at once, grounded as a chain, wrote its hops
+        # in no order: which of the two is on the answer the question says, not the draft
+        # ("who directed the movies written by X" drafted as X's films X directed and wrote)
+        ends = (None, None) if query.roles_of_one_name > 1 else query.end_relations()
+        draft = ChainDraft(tuple(query.relations()), query.written_patterns, ends, query.answer_var,
                            off_anchor=query.patterns_off_entities)
         grounder = PathGrounder(self.store, index.embed, options=self.path_options, beam=self.beam,
                                 answer_weight=self.answer_weight, timeout_s=self.timeout_s, max_rows=self.max_rows,
