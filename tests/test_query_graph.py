@@ -568,8 +568,10 @@ def test_a_trip_one_hop_on_stands_where_the_question_alone_fits_it_by_the_margin
     fits = [0.80, 0.95, 0.99, 0.70]
     assert extension_leads(runs, ranked, fits, 0.08) == 1  # the other trip's step on is not weighed
     # only a step the question names: "genres" names *has_genre*; "films" names no step on
-    assert extension_leads(runs, ranked, fits, 0.08, "were in which genres".split()) == 1
-    assert extension_leads(runs, ranked, fits, 0.08, "also directed which films".split()) is None
+    assert PathGrounder.trips_in_reach(runs, ranked, 2, 3, fits, 0.08, "were in which genres".split()) == ([1, 0, 2],
+                                                                                                       True)
+    assert PathGrounder.trips_in_reach(runs, ranked, 2, 3, fits, 0.08, "also directed which films".split()) == ([0],
+                                                                                                            False)
     assert PathGrounder.trips_in_reach(runs, ranked, 2, 3, fits, 0.08) == ([1, 0, 3, 2], True)
     # by less than the margin the films stand ("the director of X also directed which movies")
     close = [0.90, 0.95, 0.99, 0.70]

@@ -511,9 +511,14 @@ def judge(run, reading: QuestionReading, candidate: QueryCandidate, step: str) -
     Each option is judged on its own, a yes or a no under a grammar: shown a numbered list,
     the model picked by position, not by content (on WebQSP dev-train, 11 of 18 picks fell on
     the fourth option whatever it held)."""
-    done = run.ask(step, "compose_judge", {"question": reading.text, "answers": answer_sample(candidate),
-                                           "query": verbalize(candidate)},
-                   grammar='root ::= "yes" | "no"\n', max_tokens=1, temperature=0.0, logprobs=20)
+    return ask_yes(run, step, "compose_judge", {"question": reading.text, "answers": answer_sample(candidate),
+                                                "query": verbalize(candidate)})
+
+
+def ask_yes(run, step: str, prompt: str, values: dict) -> float:
+    """The model's P(yes) for the yes-or-no ``prompt``, held to one of the two by a grammar."""
+    done = run.ask(step, prompt, values, grammar='root ::= "yes" | "no"\n', max_tokens=1, temperature=0.0,
+                   logprobs=20)
     return yes_probability(done)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ._choose import yes_probability
+from ._choose import ask_yes
 from ._reading import Mention, QuestionReading
 
 # at most this many entities are asked about, the linker's best first
@@ -27,10 +27,8 @@ def confirmed_names(run, reading: QuestionReading, near: Sequence[tuple[str, Men
     mentions = {m.span: m for _, m, _ in asked}
     checks = []
     for name, mention, entity in asked:
-        done = run.ask(step, "compose_name", {"question": reading.text, "typed": name.replace("_", " "),
-                                              "label": entity.label},
-                       grammar='root ::= "yes" | "no"\n', max_tokens=1, temperature=0.0, logprobs=20)
-        p = yes_probability(done)
+        p = ask_yes(run, step, "compose_name", {"question": reading.text, "typed": name.replace("_", " "),
+                                                "label": entity.label})
         checks.append({"name": name, "entity": entity.label, "p": round(p, 4)})
         if p >= threshold:
             kept.setdefault(mention.span, []).append(entity)

@@ -173,16 +173,17 @@ class QuestionReading:
         the one meant ("vince scully" of *Vin Scully*, "sir james dyson", "riviera casino").
         A name spliced from two ("Temuera Venable") writes all but one as well: only the
         model, asked of each, tells them apart (:func:`qa.compose.confirmed_names`)."""
-        names = [n for n in self._absent_names(names) if len(_name_words(n, index)) >= 2]
+        # each name of two name words or more, with how many of them an entity near it writes
+        wanted = {n: len(_name_words(n, index)) - 1 for n in self._absent_names(names)}
+        wanted = {n: count for n, count in wanted.items() if count >= 1}
         out = []
         for m in self.mentions:
             words = set(_folded_words(m.text))
-            for n in names:
+            for n in wanted:
                 if not words or not words <= set(_folded_words(n)):
                     continue
-                wanted = len(_name_words(n, index)) - 1
                 near = tuple(e for e in m.entities
-                             if not written_like(n, e.label, index) and _written_words(n, e.label, index) == wanted)
+                             if not written_like(n, e.label, index) and _written_words(n, e.label, index) == wanted[n])
                 if near:
                     out.append((n, replace(m, entities=near)))
         return tuple(out)

@@ -146,6 +146,7 @@ class PathGrounder:
                 run.record(step, trip_cue_in_relation=named)
                 trip = False
         trip_hops, longest = trip_lengths(question, draft)
+        words = question_words(question)
         if trip:
             # "the director of X also directed …": the answer is back where X is, so the
             # round trips compete even when the draft's words fit the way out better
@@ -188,7 +189,7 @@ class PathGrounder:
             for entry, k in zip(record, order):
                 entry["question_fit"] = round(question_fit[k], 4)
             ranked, further = self.trips_in_reach(runs, ranked, trip_hops, longest, question_fit,
-                                                  self.extension_margin, question_words(question))
+                                                  self.extension_margin, words)
         # after the trips are told apart: a long walk leading every shorter path is no reason
         # to leave the trip the question asks for ("films by the same director as X" answered
         # with those films' actors)
@@ -214,7 +215,7 @@ class PathGrounder:
             before = pick
             pick, marks = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
                                      ids=readable + onward, first_mark=trip, last_hop_only=len(readable))
-            if not trip and self.unasked_trip(runs[pick].path, runs[before].path, question_words(question)):
+            if not trip and self.unasked_trip(runs[pick].path, runs[before].path, words):
                 # others sharing a value with the one named ("Colombia | official language |
                 # Spanish Language" beside Costa Rica's) answer a question that asks for
                 # them; asked "what type of money do they use in costa rica", the model
@@ -261,12 +262,15 @@ class PathGrounder:
         trip_runs = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops >= trip_hops]
         in_reach = [k for k in trip_runs if runs[k].path.hops <= longest]
         if words is not None:
-            # a trip past the draft's ends on a step the question names, or is not in reach
+            # a trip past the draft's ends on a step the question names, or is not in reach:
+            # a step it does not name is one it did not ask for (the encoder read the actors
+            # of "the director of X is also the director of which films" as fitting better
+            # than the films, by 0.16; MetaQA 2-hop dev)
             in_reach = [k for k in in_reach if runs[k].path.hops == trip_hops
                         or _names_role(runs[k].path.labels[-1], words)]
         further = bool(in_reach) and runs[in_reach[0]].path.hops > trip_hops
         if not further and in_reach and question_fit is not None:
-            extended = extension_leads(runs, in_reach, question_fit, margin, words)
+            extended = extension_leads(runs, in_reach, question_fit, margin)
             if extended is not None:
                 return [extended] + [k for k in in_reach if k != extended], True
         if not further:
@@ -468,23 +472,17 @@ def marked_first(chosen: PathRun, marks: Sequence[str]) -> list:
 
 
 def extension_leads(runs: Sequence[PathRun], ranked: Sequence[int], question_fit: Sequence[float],
-                    margin: float, words: Sequence[str] | None = None) -> int | None:
+                    margin: float) -> int | None:
     """The run that goes one hop on from the best-ranked run (its steps, then one more)
     and fits the question alone by ``margin`` better than it, the best such; else None.
-    Where the question's ``words`` are given, only a step whose relation one of them
-    names counts.
 
     The draft's words pull a path toward the hops the draft wrote, and a draft one hop
     short ("the films that share directors with X were in which genres" drafted as the
     films) ranks its own trip first. The question's words and the answers say the rest
     ("genres"; Drama and Music read as genres); only a step on from the ranked trip is
-    weighed, so the trip the draft and the reading chose stays the one walked. A step
-    the question does not name is one it did not ask for: the encoder reads a list of
-    people as fitting "the director of X is also the director of which films" better
-    than a list of titles, and the films' actors led the films by 0.16 (MetaQA 2-hop dev)."""
+    weighed, so the trip the draft and the reading chose stays the one walked."""
     base = runs[ranked[0]].path
-    on = [k for k in ranked if runs[k].path.goes_on_from(base)
-          and (words is None or _names_role(runs[k].path.labels[-1], words))]
+    on = [k for k in ranked if runs[k].path.goes_on_from(base)]
     if not on:
         return None
     best = max(on, key=lambda k: question_fit[k])
