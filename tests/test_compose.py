@@ -468,6 +468,21 @@ def test_a_comparative_offers_only_the_end_it_asks_for(films, question, kind):
     assert kinds == {kind}
 
 
+def test_a_word_linked_by_meaning_alone_is_not_a_thing_compared():
+    from qa.compose._comparisons import pair
+    from qa.compose._reading import LinkedEntity, Mention, QuestionReading
+
+    pianist = LinkedEntity("x:pianist", "The Pianist", 0.76, "exact")
+    movie_movie = LinkedEntity("x:movie_movie", "Movie Movie", 0.49, "vector")
+    question = "Which movies have the same screenwriter as The Pianist?"
+    reading = QuestionReading("q", question, (Mention("The Pianist", (43, 54), (pianist,)),
+                                              Mention("movies", (6, 12), (movie_movie,))))
+    assert pair(reading) is None  # one name written: nothing to compare
+    bracketed = QuestionReading("q", question, (Mention("The Pianist", (43, 54), (pianist,)),
+                                                Mention("movies", (6, 12), (movie_movie,), bracketed=True)))
+    assert pair(bracketed) == (movie_movie, pianist)  # a bracket says it is a name
+
+
 def test_a_yes_no_comparison_offers_only_whether_the_two_share_a_value(films):
     found = _comparisons(films, "were night harbor and glass river released in the same year")
     assert {kind for _, kind in found} == {"same"} and found[("release year", "same")] == "no"

@@ -376,6 +376,9 @@ def test_the_role_a_round_trip_shares_is_read_from_the_question_and_matched_to_l
     assert role_words("What else did [X]'s director direct?") == ["director"]
     assert _names_role("directed by", ["director"]) and _names_role("written by", ["wrote"])
     assert not _names_role("has genre", ["directed"]) and not _names_role("directed by", ["writer"])
+    # a compound names what it ends in: a screenwriter is a writer
+    assert _names_role("written by", ["screenwriter"]) and not _names_role("directed by", ["screenwriter"])
+    assert not _names_role("starred actors", ["directors"]) and not _names_role("in language", ["screenwriter"])
 
 
 def test_a_round_trip_turns_back_at_the_named_entity_s_first_hop():

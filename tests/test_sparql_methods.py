@@ -552,6 +552,59 @@ def test_a_round_trip_follows_the_one_relation_the_draft_names():
     assert PathGrounder.draft_trip(runs, [0, 2], 0, draft("starred actors")) == 0
 
 
+def test_a_round_trip_follows_the_relation_a_word_of_the_question_names():
+    from qa.steps._path_grounding import PathGrounder, PathRun, question_words, role_words, verbs_of
+    from qa.steps._paths import RelationPath
+
+    def trip(relation):
+        path = RelationPath("X", "x", ((relation, False), (relation, True)), (relation, relation))
+        return PathRun(path, 0.0, None, [{"answer": 1}], None, [])
+
+    runs = [trip("has genre"), trip("starred actors"), trip("directed by")]
+    question = "List movies directed by the same person as The Whip and the Body."
+    roles = role_words(question)
+    assert roles == ["person"]  # the role word names no relation
+    words = verbs_of(question_words(question), "The Whip and the Body")
+    assert "directed" in words and "body" not in words and "same" not in words
+    # the reading marked films of the genre trip: the trip the question's verb names stands
+    assert PathGrounder.role_trip(runs, [0, 1, 2], 0, roles) == 0
+    assert PathGrounder.role_trip(runs, [0, 1, 2], 0, roles, words) == 2
+    # a pick along a relation the words name stays; a role word that names one comes first
+    assert PathGrounder.role_trip(runs, [0, 1, 2], 1, roles, ["starred", "directed"]) == 1
+    assert PathGrounder.role_trip(runs, [0, 1, 2], 0, ["actors"], ["directed"]) == 1
+    # words that name no trip's relation leave the pick to the reading
+    assert PathGrounder.role_trip(runs, [0, 1, 2], 0, roles, ["movies", "person"]) == 0
+    # the named entity's own words are no relation ("The Language of Love")
+    assert verbs_of(["films", "language", "share"], "The Language of Love") == ["films", "share"]
+
+
+def test_a_named_trip_goes_on_as_the_pick_went_or_the_pick_stands():
+    from qa.steps._path_grounding import PathGrounder, PathRun
+    from qa.steps._paths import RelationPath
+
+    def walk(*relations, rows=1):
+        steps = ((relations[0], False), (relations[0], True)) + tuple((r, False) for r in relations[1:])
+        path = RelationPath("X", "x", steps, (relations[0],) * 2 + relations[1:])
+        return PathRun(path, 0.0, None, [{"answer": 1}] * rows, None, [])
+
+    # the pick: the languages of the films sharing an actor; the question names directors
+    runs = [walk("starred actors", "in language"), walk("directed by"), walk("directed by", "in language")]
+    assert PathGrounder.role_trip(runs, [0, 1, 2], 0, ["directors"]) == 2  # on as the pick went
+    assert PathGrounder.role_trip(runs, [0, 1], 0, ["directors"]) == 1  # the trip alone: ground() runs it on
+
+    grounder = PathGrounder(None, None)
+    ran = []
+    grounder.run_path = lambda path, var, iri, score: ran.append(path) or walk("directed by", "in language")
+    paths = [runs[0].path, runs[1].path, runs[2].path]
+    assert grounder.onward_run(paths, [0.0] * 3, runs[1], runs[0].path, "?answer", "x").path.steps == \
+        runs[2].path.steps
+    assert ran == [runs[2].path]
+    # no such path walked: None, and the pick stands
+    assert grounder.onward_run(paths[:2], [0.0] * 2, runs[1], runs[0].path, "?answer", "x") is None
+    grounder.run_path = lambda path, var, iri, score: walk("directed by", "in language", rows=0)
+    assert grounder.onward_run(paths, [0.0] * 3, runs[1], runs[0].path, "?answer", "x") is None  # no rows
+
+
 def test_an_order_by_the_model_wrote_for_a_chain_question_is_dropped(store):
     # "which countries" asks for no superlative: the draft's ORDER BY … LIMIT 1 would cut
     # the seven countries to one

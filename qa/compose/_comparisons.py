@@ -86,9 +86,13 @@ def pair(reading: QuestionReading) -> tuple[LinkedEntity, LinkedEntity] | None:
     """The two things compared: the best entities of the two surest mentions that do not
     overlap (the reading's order: bracketed first, then by the link's score), in the order
     the question names them; None when it names fewer. A common word the store also holds
-    as a name ("more", "films") links weakly, and is not one of them."""
+    as a name ("more", "films") links weakly, and is not one of them; nor is a word linked by
+    meaning alone ("movies" near the title *Movie Movie*: "which movies have the same
+    screenwriter as X" compares nothing)."""
     chosen = []
     for m in reading.mentions:
+        if m.best.match == "vector" and not m.bracketed:
+            continue
         if any(m.span[0] < c.span[1] and c.span[0] < m.span[1] for c in chosen):
             continue
         if all(m.best.iri != c.best.iri for c in chosen):

@@ -226,7 +226,20 @@ class PathGrounder:
         if named_trip != pick:
             run.record(step, draft_trip=runs[named_trip].path.labels[0])
             pick = named_trip
-        role_trip = self.role_trip(runs, ranked, pick, role_words(question)) if trip else pick
+        role_trip = self.role_trip(runs, ranked, pick, role_words(question), verbs_of(words, anchor_label)) \
+            if trip else pick
+        if role_trip != pick and runs[role_trip].path.hops < runs[pick].path.hops:
+            # the pick went on past its trip (to the languages of the films sharing an actor):
+            # the named trip goes on so too, one run more, or the pick stands, since the trip
+            # alone answers with other things than the question asks for (the films)
+            onward = self.onward_run(paths, scores, runs[role_trip], runs[pick].path, draft.answer_var, anchor_iri)
+            if onward is None:
+                run.record(step, role_trip_not_on=runs[role_trip].path.labels[0])
+                role_trip = pick
+            else:
+                runs.append(onward)
+                ranked = [len(runs) - 1] + list(ranked)
+                role_trip = len(runs) - 1
         if role_trip != pick:
             run.record(step, role_trip=runs[role_trip].path.labels[0])
             pick = role_trip
@@ -323,17 +336,45 @@ class PathGrounder:
         return along[0] if along else pick
 
     @staticmethod
-    def role_trip(runs: Sequence[PathRun], ranked: Sequence[int], pick: int, roles: Sequence[str]) -> int:
+    def role_trip(runs: Sequence[PathRun], ranked: Sequence[int], pick: int, roles: Sequence[str],
+                  words: Sequence[str] = ()) -> int:
         """The pick, or, when the question writes the role the others share ("whoever
         directed X", "the writer of X") and the pick's trip goes along a relation whose
         label is no form of it, the best-ranked trip along one that is ("directed by"). The
         model reading the facts marks the films of whichever trip it saw first, and a trip
-        along a genre holds the most films."""
-        if not roles or not runs[pick].path.round_trip or _names_role(runs[pick].path.labels[0], roles):
+        along a genre holds the most films. Where no role word names a trip's relation
+        ("movies directed by the same person as X": the person), the question's other
+        ``words`` are read so, the same way (*directed*)."""
+        picked = runs[pick].path
+        if not picked.round_trip:
             return pick
-        along = [k for k in ranked if runs[k].path.round_trip and runs[k].path.hops == 2
-                 and _names_role(runs[k].path.labels[0], roles)]
-        return along[0] if along else pick
+        for names in (roles, words):
+            if not names:
+                continue
+            if _names_role(picked.labels[0], names):
+                return pick
+            along = [k for k in ranked if runs[k].path.round_trip and _names_role(runs[k].path.labels[0], names)]
+            # the trip along the named relation that goes on as the pick does ("the languages
+            # of the films whose directors also directed X": on to the language), else the
+            # trip itself
+            onward = [k for k in along if runs[k].path.steps[2:] == picked.steps[2:]]
+            trips = [k for k in along if runs[k].path.hops == 2]
+            if onward or trips:
+                return (onward or trips)[0]
+        return pick
+
+    def onward_run(self, paths: Sequence[RelationPath], scores: Sequence[float], trip: PathRun,
+                   picked: RelationPath, answer_var: str, anchor_iri: str) -> PathRun | None:
+        """The trip ``trip`` went along, then on as ``picked`` went past its own trip (the
+        languages of the films sharing a director, where the pick went on from films
+        sharing an actor), run; None when the store has no such path among those walked, or
+        it returns no rows."""
+        steps = trip.path.steps[:2] + picked.steps[2:]
+        found = next((i for i, p in enumerate(paths) if p.steps == steps), None)
+        if found is None:
+            return None
+        onward = self.run_path(paths[found], answer_var, anchor_iri, scores[found])
+        return onward if onward.rows else None
 
     def long_lead(self, runs: Sequence[PathRun], final: Sequence[float], ranked: Sequence[int]) -> int | None:
         """The best path that returned rows, when it has :data:`MAX_HOPS` hops and leads the
@@ -572,6 +613,14 @@ def role_words(question: str) -> list[str]:
     return [w.lower() for m in _ROLE_WORDS.finditer(question) for w in m.groups() if w]
 
 
+def verbs_of(words: Sequence[str], named: str, *, shortest: int = 5) -> list[str]:
+    """The question's ``words`` that may name a relation: those of ``shortest`` letters or
+    more ("with", "the" and "has" name none) that are not words of the ``named`` entity's
+    label (*The Language of Love* names no language)."""
+    own = set(question_words(named))
+    return [w for w in dict.fromkeys(words) if len(w) >= shortest and w not in own]
+
+
 def _same_stem(a: str, b: str) -> bool:
     """Two forms of one word, by a shared start ("directed", "director"; "writer",
     "written"; "starred", "star"), irregular past forms first made regular."""
@@ -581,7 +630,14 @@ def _same_stem(a: str, b: str) -> bool:
 
 
 def _names_role(label: str, roles: Sequence[str]) -> bool:
-    return any(_same_stem(word, role) for word in normalise_label(label).split() for role in roles)
+    return any(_same_stem(word, form) for word in normalise_label(label).split() for role in roles
+               for form in _forms(role))
+
+
+def _forms(word: str, *, shortest: int = 5) -> list[str]:
+    """``word``, and the words a compound of it ends in (of ``shortest`` letters or more,
+    after three or more of its own): a "screenwriter" is a writer, a "filmmaker" a maker."""
+    return [word] + [word[k:] for k in range(3, len(word) - shortest + 1)]
 
 
 # "name the other films by whoever directed X", "what else did X's director direct": the
