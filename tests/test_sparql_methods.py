@@ -670,6 +670,14 @@ def test_a_drafted_path_the_reading_confirms_stands_over_a_longer_walk():
     # a draft one hop short holds no first mark; a broad draft holds answers no one marked
     assert not keeps_draft({"tigres uanl"}, 1, 2, {"mexico"}, "mexico")
     assert not keeps_draft(borders | {"pakistan"}, 1, 2, marked, "india")
+    # a path of the draft's length answering a part of the draft's answers fits the marks
+    # no better: two of three writing credits marked, the two he also directed
+    credits, directed = {"open windows", "extraterrestrial", "timecrimes"}, {"open windows", "extraterrestrial"}
+    assert keeps_draft(credits, 1, 1, directed, "open windows", directed)
+    assert not keeps_draft(credits, 1, 1, directed, "open windows")  # the best's answers not known
+    # one of a broad draft's answers marked: the narrow path stands
+    assert not keeps_draft(credits | {"a", "b", "c"}, 1, 1, {"open windows"}, "open windows", {"open windows"})
+    assert not keeps_draft(credits, 1, 1, directed, "open windows", directed | {"x"})  # not a part of them
 
 
 def test_a_variable_named_like_count_is_not_a_count():

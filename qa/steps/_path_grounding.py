@@ -450,7 +450,7 @@ class PathGrounder:
         pick = ids[best] if hits[best] else default
         drafted = ids.index(default) if default in ids else None
         if drafted is not None and best != drafted and keeps_draft(
-                answers[drafted], ranked[drafted].path.hops, ranked[best].path.hops, marked, first):
+                answers[drafted], ranked[drafted].path.hops, ranked[best].path.hops, marked, first, answers[best]):
             # The model marked every answer of the path its own draft became, first mark
             # included: its reading agrees with its draft, and a longer path that holds more
             # of the marks holds what the model also took from the facts of the hops beyond
@@ -553,13 +553,22 @@ def marks_fit(answers: set[str], marked: set[str], first: str | None) -> tuple[b
     return first in answers, 2 * hits / max(len(answers) + len(marked), 1), hits
 
 
-def keeps_draft(drafted: set[str], drafted_hops: int, best_hops: int, marked: set[str], first: str | None) -> bool:
-    """Whether the drafted path's answers stand over a longer path that fits the marks
-    better: the first mark is among them and every one of them is marked (a path to every
-    country holds the one marked too, but not all of it is marked). A path of the same
-    length that holds more marks is another relation ("written by" beside "directed by")
-    and wins as before; a path a hop short of the answer holds no first mark."""
-    return best_hops > drafted_hops and bool(drafted) and first in drafted and drafted <= marked
+def keeps_draft(drafted: set[str], drafted_hops: int, best_hops: int, marked: set[str], first: str | None,
+                best: set[str] | None = None) -> bool:
+    """Whether the drafted path's answers stand over a path that fits the marks better.
+    Over a longer one: the first mark is among them and every one of them is marked (a path
+    to every country holds the one marked too, but not all of it is marked). Over one of
+    the same length whose answers (``best``) are a part of the draft's: the first mark is
+    among them and at least half of them are marked, so the marks fit both and do not
+    tell the two apart (asked for X's writing credits, the model marked two of his three
+    films, the two he also directed, and *directed by* held exactly those). A path of the
+    same length that holds more marks is another relation ("written by" beside "directed
+    by") and wins as before; a path a hop short of the answer holds no first mark."""
+    if not drafted or first not in drafted:
+        return False
+    if best_hops > drafted_hops:
+        return drafted <= marked
+    return best is not None and best_hops == drafted_hops and best < drafted and 2 * len(drafted & marked) >= len(drafted)
 
 
 # Words with which English asks for the others that share something with the named one:
