@@ -553,7 +553,8 @@ def test_a_round_trip_follows_the_one_relation_the_draft_names():
 
 
 def test_a_round_trip_follows_the_relation_a_word_of_the_question_names():
-    from qa.steps._path_grounding import PathGrounder, PathRun, question_words, role_words, verbs_of
+    from qa.steps._path_grounding import (PathGrounder, PathRun, question_words, role_words,
+                                          words_naming_relations)
     from qa.steps._paths import RelationPath
 
     def trip(relation):
@@ -564,7 +565,7 @@ def test_a_round_trip_follows_the_relation_a_word_of_the_question_names():
     question = "List movies directed by the same person as The Whip and the Body."
     roles = role_words(question)
     assert roles == ["person"]  # the role word names no relation
-    words = verbs_of(question_words(question), "The Whip and the Body")
+    words = words_naming_relations(question_words(question), "The Whip and the Body")
     assert "directed" in words and "body" not in words and "same" not in words
     # the reading marked films of the genre trip: the trip the question's verb names stands
     assert PathGrounder.role_trip(runs, [0, 1, 2], 0, roles) == 0
@@ -575,7 +576,7 @@ def test_a_round_trip_follows_the_relation_a_word_of_the_question_names():
     # words that name no trip's relation leave the pick to the reading
     assert PathGrounder.role_trip(runs, [0, 1, 2], 0, roles, ["movies", "person"]) == 0
     # the named entity's own words are no relation ("The Language of Love")
-    assert verbs_of(["films", "language", "share"], "The Language of Love") == ["films", "share"]
+    assert words_naming_relations(["films", "language", "share"], "The Language of Love") == ["films", "share"]
 
 
 def test_a_named_trip_goes_on_as_the_pick_went_or_the_pick_stands():

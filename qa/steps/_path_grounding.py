@@ -226,8 +226,8 @@ class PathGrounder:
         if named_trip != pick:
             run.record(step, draft_trip=runs[named_trip].path.labels[0])
             pick = named_trip
-        role_trip = self.role_trip(runs, ranked, pick, role_words(question), verbs_of(words, anchor_label)) \
-            if trip else pick
+        role_trip = self.role_trip(runs, ranked, pick, role_words(question),
+                                   words_naming_relations(words, anchor_label)) if trip else pick
         if role_trip != pick and runs[role_trip].path.hops < runs[pick].path.hops:
             # the pick went on past its trip (to the languages of the films sharing an actor):
             # the named trip goes on so too, one run more, or the pick stands, since the trip
@@ -568,7 +568,8 @@ def keeps_draft(drafted: set[str], drafted_hops: int, best_hops: int, marked: se
         return False
     if best_hops > drafted_hops:
         return drafted <= marked
-    return best is not None and best_hops == drafted_hops and best < drafted and 2 * len(drafted & marked) >= len(drafted)
+    return (best is not None and best_hops == drafted_hops and best < drafted
+            and 2 * len(drafted & marked) >= len(drafted))
 
 
 # Words with which English asks for the others that share something with the named one:
@@ -622,7 +623,7 @@ def role_words(question: str) -> list[str]:
     return [w.lower() for m in _ROLE_WORDS.finditer(question) for w in m.groups() if w]
 
 
-def verbs_of(words: Sequence[str], named: str, *, shortest: int = 5) -> list[str]:
+def words_naming_relations(words: Sequence[str], named: str, *, shortest: int = 5) -> list[str]:
     """The question's ``words`` that may name a relation: those of ``shortest`` letters or
     more ("with", "the" and "has" name none) that are not words of the ``named`` entity's
     label (*The Language of Love* names no language)."""
