@@ -380,6 +380,23 @@ def test_chains_walk_through_mediators_and_never_answer_with_one(rosters):
         assert not any(a.startswith("http") for a in c.answers)  # no mediator or blank node
 
 
+def test_rows_that_end_on_mediators_answer_nothing(rosters):
+    # "what part did X play in Y" drafted as X's films: the rows are film performances,
+    # which are never answers, so the draft's next reading is tried, as if none had returned
+    from qa.steps import _sparql_build as sb
+    store, _ = rosters
+    moss = "http://rdf.freebase.com/ns/en.hank_moss"
+    teams = sb.BuiltQuery("?answer", [[[sb.TriplePattern(f"<{moss}>", "<http://rdf.freebase.com/ns/sports.pro_athlete.teams>",
+                                                         "?answer")]]])
+    rows, _ = sb.execute(store, teams, timeout_s=5, max_rows=10)
+    assert len(rows) == 2 and sb.answering_rows(store, teams, rows) == []
+    through = sb.BuiltQuery("?answer", [[[sb.TriplePattern(f"<{moss}>", "<http://rdf.freebase.com/ns/sports.pro_athlete.teams>", "?m"),
+                                          sb.TriplePattern("?m", "<http://rdf.freebase.com/ns/sports.sports_team_roster.team>",
+                                                           "?answer")]]])
+    rows, _ = sb.execute(store, through, timeout_s=5, max_rows=10)
+    assert len(sb.answering_rows(store, through, rows)) == 2
+
+
 def test_a_constraint_on_the_mediator_keeps_the_role_the_question_names(rosters):
     texts = _texts(rosters, "what team did hank moss play for as a punt returner")
     tied = [c for c in texts.values() if c.stage == "entity constraint" and c.ties[0].node == "?m1"]

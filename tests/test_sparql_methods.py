@@ -226,6 +226,24 @@ def test_the_answers_the_model_marked_come_first_in_the_picked_path_s_list(store
     assert "marked_first" not in result.trace["ground"]
 
 
+def test_the_path_the_question_alone_fits_best_is_read_whatever_the_draft_wrote(store):
+    # the draft's relation words ("country") pull its neighbours up; the path the question's
+    # own words fit best (the continent) is read too, and the model's mark picks it
+    from indexer import Index
+    from qa import MethodRun
+    from qa.steps._path_grounding import ChainDraft, PathGrounder
+    from qa.steps._resolution import Choice
+    embed = Index.open(store).embed
+    question, draft = "Which continent is the Andes on?", ChainDraft(("country",), 1, ("country", "country"))
+    llm = ScriptedLLM(["{South America}"])
+    run = MethodRun(llm)
+    # one path a kind of answer is read (read_paths=1), and the continent is read beside it
+    found = PathGrounder(store, embed, read=True, read_paths=1).ground(question, Choice(ANDES, "Andes", 1.0), draft, run)
+    assert "Andes | country | Ecuador" in llm.prompts[0] and "Andes | continent | South America" in llm.prompts[0]
+    assert f"<{WDT}P30> ?answer" in found[0].render()
+    assert run.trace["ground"]["read"]["paths_shown"] == 2
+
+
 def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
     result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
     assert set(result.answers) == ANDES_COUNTRIES

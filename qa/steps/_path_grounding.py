@@ -168,9 +168,18 @@ class PathGrounder:
             # from the others to what they share ("the director of X also directed …"
             # answered with the director), and the model marks that first
             read_hops = trip_hops
+        plain = None
         if reading:
             chosen += [i for i in best_per_last_step(paths, scores, self.read_paths, max_hops=read_hops)
                        if i not in chosen]
+            if not trip:
+                # the path the question alone fits best, whatever the draft wrote, is read
+                # too: a draft's wrong relation words pull its neighbours up ("what county is
+                # houston tx in" drafted as the country: the county path, first by the
+                # question's words, was the seventh kind of answer and never shown)
+                plain = question_led(paths, scorer, read_hops)
+                if plain is not None and plain not in chosen:
+                    chosen.append(plain)
         runs = [self.run_path(paths[i], draft.answer_var, anchor_iri, scores[i]) for i in chosen]
         fits = scorer.answer_scores([r.answers for r in runs], topic=anchor_label)
         final = [r.score + self.answer_weight * fit for r, fit in zip(runs, fits)]
@@ -202,6 +211,7 @@ class PathGrounder:
         shown = ranked[:self.options]
         pick = shown[choose([runs[k].path for k in shown]) if choose and len(shown) > 1 else 0]
         readable = [k for k in ranked if len(runs[k].path.steps) <= read_hops]
+        plain_run = next((k for k in readable if plain is not None and runs[k].path is paths[plain]), None)
         onward = self.onward_steps(runs, [k for k in order if runs[k].rows], trip_hops, question_fit) \
             if trip and longest > trip_hops else []
         if further:
@@ -214,7 +224,8 @@ class PathGrounder:
             # Inde starred together with who": his co-stars, not their films' writers)
             before = pick
             pick, marks = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
-                                     ids=readable + onward, first_mark=trip, last_hop_only=len(readable))
+                                     ids=readable + onward, first_mark=trip, last_hop_only=len(readable),
+                                     also=None if plain_run is None else readable.index(plain_run))
             if not trip and self.unasked_trip(runs[pick].path, runs[before].path, words):
                 # others sharing a value with the one named ("Colombia | official language |
                 # Spanish Language" beside Costa Rica's) answer a question that asks for
@@ -391,7 +402,8 @@ class PathGrounder:
         return ranked[0]
 
     def read_answers(self, question: str, ranked: Sequence[PathRun], run, *, step: str, default: int,
-                     ids: Sequence[int], first_mark: bool = False, last_hop_only: int | None = None) -> int:
+                     ids: Sequence[int], first_mark: bool = False, last_hop_only: int | None = None,
+                     also: int | None = None) -> int:
         """The model reads the facts of the best paths, instantiated, and marks the answer;
         the best path whose answers hold what it marked is the pick (``ids[i]`` for
         ``ranked[i]``; ``default`` when it marks nothing a path answers).
@@ -420,6 +432,10 @@ class PathGrounder:
             distinct = shown + [i for i in distinct if i >= last_hop_only]
         else:
             distinct = distinct[:self.read_paths]
+        if also is not None and also not in distinct and not any(
+                ranked[i].answers == ranked[also].answers or ranked[i].path.steps[-1] == ranked[also].path.steps[-1]
+                for i in distinct):
+            distinct.append(also)  # ``ranked[also]``: shown whatever its rank (see :meth:`ground`)
         if len(distinct) < 2:
             return default, []
         facts, mediators = [], {}
@@ -682,6 +698,13 @@ def asks_for_the_sharers(question: str) -> bool:
     """Whether the question asks for the things that share something with the one it names
     (the wh-phrase is what shares), not for something of theirs ("… were released when")."""
     return bool(_SHARERS.search(question))
+
+
+def question_led(paths: Sequence[RelationPath], scorer: PathScorer, max_hops: int) -> int | None:
+    """The path of at most ``max_hops`` steps that the question's words alone fit best
+    (:meth:`PathScorer.question_fit`, paths already scored), or None."""
+    within = [i for i in range(len(paths)) if len(paths[i].steps) <= max_hops]
+    return max(within, key=lambda i: scorer.question_fit(paths[i]), default=None)
 
 
 def best_per_last_step(paths: Sequence[RelationPath], scores: Sequence[float], n: int, *,

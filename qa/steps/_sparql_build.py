@@ -85,6 +85,19 @@ def execute(store, query: BuiltQuery, *, timeout_s: float, max_rows: int) -> tup
     return rows, None
 
 
+def answering_rows(store, query: BuiltQuery, rows: list[dict]) -> list[dict]:
+    """``rows`` without those whose answer is a mediator or a blank node: a query that ends
+    on a film performance ("what part did X play in Y", drafted as X's films in Y) has
+    rows but no answer, and the next reading of the draft is tried instead."""
+    if query.count:
+        return rows
+    var = query.answer.lstrip("?")
+    named = [r[var].value for r in rows if isinstance(r.get(var), ox.NamedNode)]
+    joining = store.mediators(named) if named else set()
+    return [r for r in rows if not isinstance(r.get(var), ox.BlankNode)
+            and not (isinstance(r.get(var), ox.NamedNode) and r[var].value in joining)]
+
+
 def answer_terms(store, query: BuiltQuery, rows: list[dict], *, limit: int) -> list[StoreTerm]:
     """The answer variable's values as store terms (IRIs labelled from the catalog)."""
     var = "count" if query.count else query.answer.lstrip("?")
@@ -179,4 +192,4 @@ def _number(term) -> float:
         return 0.0
 
 
-__all__ = ["TriplePattern", "BuiltQuery", "exclude_filter", "execute", "answer_terms", "evidence", "query_answer"]
+__all__ = ["TriplePattern", "BuiltQuery", "exclude_filter", "execute", "answering_rows", "answer_terms", "evidence", "query_answer"]

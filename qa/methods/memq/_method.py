@@ -184,6 +184,7 @@ class MemQMethod(QAMethod):
                 continue
             seen.add(text)
             rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
+            rows = sb.answering_rows(self.store, built, rows)  # rows ending on mediators answer nothing
             tried.append({"query": text, "rows": len(rows), "union": [len(ms) for ms in combo],
                           **({"error": error} if error else {})})
             if rows:

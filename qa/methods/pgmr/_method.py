@@ -350,6 +350,7 @@ class PGMRMethod(QAMethod):
             built = query.build(entity_iris, [(c.iri, c.backward) for c in combo[len(names):]],
                                 exclude=list(entity_iris.values()) if exclude else ())
             rows, error = sb.execute(self.store, built, timeout_s=self.timeout_s, max_rows=self.max_rows)
+            rows = sb.answering_rows(self.store, built, rows)  # rows ending on mediators answer nothing
             tried.append({"query": built.render(), "rows": len(rows),
                           "score": round(float(np.mean([x.score for x in combo])), 4),
                           **({"error": error} if error else {})})
