@@ -10,6 +10,11 @@ store can reach: a question is *in reach* when a gold answer lies within ``--hop
 (mediator nodes passed through for free, either direction) of an entity whose name the
 question contains, or of the subject of one of the question's own mediator nodes (their
 ids carry the question id). With ``--results`` it splits an eval's misses by reach.
+
+The figure is loose both ways: a hub near the typed name (a country) puts answers in reach
+that no path of the question's reaches ("who was president in 1988 in the united states":
+Reagan is a governor of California in ``kb.fb``, never a president), while a name typed as
+a demonym or a short form ("italians", "the eu") starts nowhere.
 """
 from __future__ import annotations
 
