@@ -168,7 +168,7 @@ class PathGrounder:
             # from the others to what they share ("the director of X also directed …"
             # answered with the director), and the model marks that first
             read_hops = trip_hops
-        plain = None
+        led = None  # the index in ``chosen`` (so in ``runs``) of the path the question alone fits best
         if reading:
             chosen += [i for i in best_per_last_step(paths, scores, self.read_paths, max_hops=read_hops)
                        if i not in chosen]
@@ -180,6 +180,7 @@ class PathGrounder:
                 plain = question_led(paths, scorer, read_hops)
                 if plain is not None and plain not in chosen:
                     chosen.append(plain)
+                led = None if plain is None else chosen.index(plain)
         runs = [self.run_path(paths[i], draft.answer_var, anchor_iri, scores[i]) for i in chosen]
         fits = scorer.answer_scores([r.answers for r in runs], topic=anchor_label)
         final = [r.score + self.answer_weight * fit for r, fit in zip(runs, fits)]
@@ -211,7 +212,6 @@ class PathGrounder:
         shown = ranked[:self.options]
         pick = shown[choose([runs[k].path for k in shown]) if choose and len(shown) > 1 else 0]
         readable = [k for k in ranked if len(runs[k].path.steps) <= read_hops]
-        plain_run = next((k for k in readable if plain is not None and runs[k].path is paths[plain]), None)
         onward = self.onward_steps(runs, [k for k in order if runs[k].rows], trip_hops, question_fit) \
             if trip and longest > trip_hops else []
         if further:
@@ -225,7 +225,7 @@ class PathGrounder:
             before = pick
             pick, marks = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
                                      ids=readable + onward, first_mark=trip, last_hop_only=len(readable),
-                                     also=None if plain_run is None else readable.index(plain_run))
+                                     also=readable.index(led) if led in readable else None)
             if not trip and self.unasked_trip(runs[pick].path, runs[before].path, words):
                 # others sharing a value with the one named ("Colombia | official language |
                 # Spanish Language" beside Costa Rica's) answer a question that asks for

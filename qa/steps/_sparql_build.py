@@ -85,6 +85,14 @@ def execute(store, query: BuiltQuery, *, timeout_s: float, max_rows: int) -> tup
     return rows, None
 
 
+def answer_values(store, values: Sequence) -> list:
+    """``values`` without mediators (a film performance, a statement node) and blank nodes:
+    those are never an answer; a chain walks through them to the value they hold."""
+    joining = store.mediators(v.value for v in values if isinstance(v, ox.NamedNode))
+    return [v for v in values if not isinstance(v, ox.BlankNode)
+            and not (isinstance(v, ox.NamedNode) and v.value in joining)]
+
+
 def answering_rows(store, query: BuiltQuery, rows: list[dict]) -> list[dict]:
     """``rows`` without those whose answer is a mediator or a blank node: a query that ends
     on a film performance ("what part did X play in Y", drafted as X's films in Y) has
@@ -92,10 +100,8 @@ def answering_rows(store, query: BuiltQuery, rows: list[dict]) -> list[dict]:
     if query.count:
         return rows
     var = query.answer.lstrip("?")
-    named = [r[var].value for r in rows if isinstance(r.get(var), ox.NamedNode)]
-    joining = store.mediators(named) if named else set()
-    return [r for r in rows if not isinstance(r.get(var), ox.BlankNode)
-            and not (isinstance(r.get(var), ox.NamedNode) and r[var].value in joining)]
+    kept = set(answer_values(store, list(dict.fromkeys(r[var] for r in rows if var in r))))
+    return [r for r in rows if r.get(var) in kept]
 
 
 def answer_terms(store, query: BuiltQuery, rows: list[dict], *, limit: int) -> list[StoreTerm]:
@@ -104,10 +110,7 @@ def answer_terms(store, query: BuiltQuery, rows: list[dict], *, limit: int) -> l
     values = list(dict.fromkeys(r[var] for r in rows if var in r))
     # each IRI is a term of its own, so no more than the first ``limit`` are ever labelled
     # (a path into a hub returns thousands of rows)
-    # a mediator (a film performance, a statement node) or a blank node is never an answer:
-    # the chain walks through it to the value it holds
-    joining = store.mediators(v.value for v in values if isinstance(v, ox.NamedNode))
-    values = [v for v in values if not (isinstance(v, ox.NamedNode) and v.value in joining)]
+    values = answer_values(store, values)
     labels = store_labels(store, [v.value for v in values if isinstance(v, ox.NamedNode)][:limit])
     terms: dict[StoreTerm, None] = {}
     for v in values:
@@ -192,4 +195,4 @@ def _number(term) -> float:
         return 0.0
 
 
-__all__ = ["TriplePattern", "BuiltQuery", "exclude_filter", "execute", "answering_rows", "answer_terms", "evidence", "query_answer"]
+__all__ = ["TriplePattern", "BuiltQuery", "exclude_filter", "execute", "answer_values", "answering_rows", "answer_terms", "evidence", "query_answer"]
