@@ -244,6 +244,24 @@ def test_the_path_the_question_alone_fits_best_is_read_whatever_the_draft_wrote(
     assert run.trace["ground"]["read"]["paths_shown"] == 2
 
 
+def test_reading_marks_nothing_a_path_answers_the_path_the_draft_wrote_stands(store):
+    # the encoder's order puts a longer walk first; the model reads the facts and marks
+    # nothing, so the path the draft wrote, relation for relation, stands over that order
+    from indexer import Index
+    from qa import MethodRun
+    from qa.steps._path_grounding import ChainDraft, PathGrounder
+    from qa.steps._resolution import Choice
+    embed = Index.open(store).embed
+    question = "Which continent are the countries of the Andes on?"
+    draft = ChainDraft(("country", "capital"), 2, ("country", "capital"))
+    run = MethodRun(ScriptedLLM(["{unknown}"]))
+    found = PathGrounder(store, embed, read=True).ground(question, Choice(ANDES, "Andes", 1.0), draft, run)
+    trace = run.trace["ground"]
+    assert trace["options"][0]["path"].count("[REL:") == 3  # the encoder's first
+    assert found[0].render().count(f"<{WDT}") == 2 and f"<{WDT}P36> ?answer" in found[0].render()
+    assert trace["read"]["draft_written"] and trace["read"]["marked"] == []
+
+
 def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
     result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
     assert set(result.answers) == ANDES_COUNTRIES

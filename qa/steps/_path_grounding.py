@@ -223,9 +223,12 @@ class PathGrounder:
             # leads, it stands unless the model marks an answer of one of those ("Jonas
             # Inde starred together with who": his co-stars, not their films' writers)
             before = pick
+            # the path the draft wrote, relation for relation, as the store holds it
+            written = None if trip else next(
+                (i for i, k in enumerate(readable) if same_words(runs[k].path.labels, draft.words)), None)
             pick, marks = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
                                      ids=readable + onward, first_mark=trip, last_hop_only=len(readable),
-                                     also=readable.index(led) if led in readable else None)
+                                     also=readable.index(led) if led in readable else None, written=written)
             if not trip and self.unasked_trip(runs[pick].path, runs[before].path, words):
                 # others sharing a value with the one named ("Colombia | official language |
                 # Spanish Language" beside Costa Rica's) answer a question that asks for
@@ -403,7 +406,7 @@ class PathGrounder:
 
     def read_answers(self, question: str, ranked: Sequence[PathRun], run, *, step: str, default: int,
                      ids: Sequence[int], first_mark: bool = False, last_hop_only: int | None = None,
-                     also: int | None = None) -> int:
+                     also: int | None = None, written: int | None = None) -> int:
         """The model reads the facts of the best paths, instantiated, and marks the answer;
         the best path whose answers hold what it marked is the pick (``ids[i]`` for
         ``ranked[i]``; ``default`` when it marks nothing a path answers).
@@ -416,7 +419,9 @@ class PathGrounder:
         model makes well. One path is shown per last relation (what kind of thing
         answers) and per answers: the best few paths by the encoder are mostly one
         relation walked there and back, with the same answers. ``ranked[last_hop_only:]``
-        are steps on from a trip: each is shown past those, by its last hop's facts only."""
+        are steps on from a trip: each is shown past those, by its last hop's facts only.
+        ``ranked[written]`` is the path the draft wrote: it stands over ``default`` when
+        the model marks nothing any path answers."""
         distinct, seen = [], set()
         for i, r in enumerate(ranked):
             onward = last_hop_only is not None and i >= last_hop_only
@@ -463,6 +468,16 @@ class PathGrounder:
         # the one shown may reach the marked film through a co-star and back (twelve films)
         # where a path not shown reaches it alone.
         best = max(answers, key=lambda i: (*marks_fit(answers[i], marked, first), -i))
+        if not hits[best] and written is not None and ids[written] != default:
+            # The model's reading says nothing of these paths (it marked the named entity,
+            # or "unknown"), so it cannot tell the draft's slip from the encoder's: the draft
+            # is the model's own reading of the question, and where the store holds the
+            # path it wrote, that stands over the encoder's order, which the answers' names
+            # sway ("who does amy stiller play in dodgeball", drafted as her characters:
+            # the encoder put her films first, for DodgeBall's name in the question)
+            run.record(step, read={"marked": marks, "paths_shown": len(distinct), "picked": None,
+                                   "draft_written": written + 1})
+            return ids[written], marks
         pick = ids[best] if hits[best] else default
         drafted = ids.index(default) if default in ids else None
         if drafted is not None and best != drafted and keeps_draft(
@@ -560,6 +575,12 @@ def trip_lengths(question: str, draft: ChainDraft) -> tuple[int, int]:
     sharers = asks_for_the_sharers(question)
     hops = (draft if sharers else replace(draft, off_anchor=None)).trip_hops
     return hops, hops if sharers else hops + 1
+
+
+def same_words(labels: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether a path's relation ``labels`` are the draft's relation ``words``, one for one."""
+    return len(labels) == len(words) and all(" ".join(a.lower().split()) == " ".join(b.lower().split())
+                                             for a, b in zip(labels, words))
 
 
 def marks_fit(answers: set[str], marked: set[str], first: str | None) -> tuple[bool, float, int]:
