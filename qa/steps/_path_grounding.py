@@ -578,9 +578,9 @@ def trip_lengths(question: str, draft: ChainDraft) -> tuple[int, int]:
 
 
 def same_words(labels: Sequence[str], words: Sequence[str]) -> bool:
-    """Whether a path's relation ``labels`` are the draft's relation ``words``, one for one."""
-    return len(labels) == len(words) and all(" ".join(a.lower().split()) == " ".join(b.lower().split())
-                                             for a, b in zip(labels, words))
+    """Whether a path's relation ``labels`` are the draft's relation ``words``, one for one
+    (as :meth:`PathGrounder.draft_trip` compares them: by :func:`normalise_label`)."""
+    return len(labels) == len(words) and all(normalise_label(a) == normalise_label(b) for a, b in zip(labels, words))
 
 
 def marks_fit(answers: set[str], marked: set[str], first: str | None) -> tuple[bool, float, int]:
