@@ -262,6 +262,28 @@ def test_reading_marks_nothing_a_path_answers_the_path_the_draft_wrote_stands(st
     assert trace["read"]["draft_written"] and trace["read"]["marked"] == []
 
 
+def test_marks_one_hop_short_of_the_chain_the_draft_and_the_encoder_walk_keep_the_chain(store):
+    # the draft writes two hops and the encoder puts the two-hop path first; the model reads
+    # the facts and marks a country, the middle of that chain: the chain stands
+    from indexer import Index
+    from qa import MethodRun
+    from qa.steps._path_grounding import ChainDraft, PathGrounder
+    from qa.steps._resolution import Choice
+    embed = Index.open(store).embed
+
+    def ground(draft):
+        run = MethodRun(ScriptedLLM(["{Peru}"]))
+        found = PathGrounder(store, embed, read=True).ground(CAPITALS_QUESTION, Choice(ANDES, "Andes", 1.0), draft, run)
+        return found[0].render(), run.trace["ground"]
+
+    query, trace = ground(ChainDraft(("country", "capital"), 2, ("country", "capital")))
+    assert trace["options"][0]["path"].count("[REL:") == 2  # the encoder's first: the capitals
+    assert f"<{WDT}P36> ?answer" in query and set(trace["chain_middle"]["over"]) <= ANDES_COUNTRIES
+    # a draft of one hop says nothing of the length: the marks pick the countries
+    query, trace = ground(ChainDraft(("country",), 1, ("country", "country")))
+    assert "chain_middle" not in trace and f"<{WDT}P36>" not in query and f"<{WDT}P17> ?answer" in query
+
+
 def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
     result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
     assert set(result.answers) == ANDES_COUNTRIES

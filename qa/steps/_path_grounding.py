@@ -228,7 +228,8 @@ class PathGrounder:
                 (i for i, k in enumerate(readable) if same_words(runs[k].path.labels, draft.words)), None)
             pick, marks = self.read_answers(question, [runs[k] for k in readable + onward], run, step=step, default=pick,
                                      ids=readable + onward, first_mark=trip, last_hop_only=len(readable),
-                                     also=readable.index(led) if led in readable else None, written=written)
+                                     also=readable.index(led) if led in readable else None, written=written,
+                                     drafted_hops=None if trip else draft.hops)
             if not trip and self.unasked_trip(runs[pick].path, runs[before].path, words):
                 # others sharing a value with the one named ("Colombia | official language |
                 # Spanish Language" beside Costa Rica's) answer a question that asks for
@@ -406,7 +407,8 @@ class PathGrounder:
 
     def read_answers(self, question: str, ranked: Sequence[PathRun], run, *, step: str, default: int,
                      ids: Sequence[int], first_mark: bool = False, last_hop_only: int | None = None,
-                     also: int | None = None, written: int | None = None) -> int:
+                     also: int | None = None, written: int | None = None,
+                     drafted_hops: int | None = None) -> int:
         """The model reads the facts of the best paths, instantiated, and marks the answer;
         the best path whose answers hold what it marked is the pick (``ids[i]`` for
         ``ranked[i]``; ``default`` when it marks nothing a path answers).
@@ -421,7 +423,9 @@ class PathGrounder:
         relation walked there and back, with the same answers. ``ranked[last_hop_only:]``
         are steps on from a trip: each is shown past those, by its last hop's facts only.
         ``ranked[written]`` is the path the draft wrote: it stands over ``default`` when
-        the model marks nothing any path answers."""
+        the model marks nothing any path answers. ``default`` stands over the path the
+        model's marks fit where that path is ``default``'s first hops and the draft wrote
+        ``drafted_hops``, as many as ``default`` walks (:func:`marks_the_middle`)."""
         distinct, seen = [], set()
         for i, r in enumerate(ranked):
             onward = last_hop_only is not None and i >= last_hop_only
@@ -488,6 +492,16 @@ class PathGrounder:
             # ("countries Nepal borders": China and India, then Bhutan from "Bhutan | shares
             # border with | China", which a walk two borders on holds too)
             run.record(step, draft_confirmed={"kept": ranked[drafted].answers, "over": ranked[best].answers})
+            best, pick = drafted, default
+        elif drafted is not None and best != drafted and hits[best] and marks_the_middle(
+                ranked[drafted].path, answers[best], [(r.path, answers[i]) for i, r in enumerate(ranked)],
+                drafted_hops):
+            # The model marked the entities one hop short of the chain that both the draft
+            # and the encoder walk: the facts nearest the named entity ("what is X's
+            # offspring's offspring": X's children marked, where the draft wrote two hops
+            # and the encoder put X's grandchildren first; PathQuestion 2-hop). The path
+            # its marks fit may be that middle walked on and back, with the same answers.
+            run.record(step, chain_middle={"kept": ranked[drafted].answers, "over": ranked[best].answers})
             best, pick = drafted, default
         if first_mark and first not in answers[best]:
             # a round trip's question names what the others share ("the director of X also
@@ -581,6 +595,16 @@ def same_words(labels: Sequence[str], words: Sequence[str]) -> bool:
     """Whether a path's relation ``labels`` are the draft's relation ``words``, one for one
     (as :meth:`PathGrounder.draft_trip` compares them: by :func:`normalise_label`)."""
     return len(labels) == len(words) and all(normalise_label(a) == normalise_label(b) for a, b in zip(labels, words))
+
+
+def marks_the_middle(drafted: RelationPath, marked: set[str], runs: Sequence[tuple[RelationPath, set[str]]],
+                     drafted_hops: int | None) -> bool:
+    """Whether the answers the model's marks fit, ``marked``, are those of the middle of the
+    ``drafted`` path (a run of ``runs``, path and answers, that ``drafted`` goes one hop on
+    from), while the draft wrote ``drafted_hops``, as many hops as ``drafted`` walks: the
+    draft's length and the encoder's pick agree, and the marks stop short of both."""
+    return drafted_hops is not None and drafted.hops == drafted_hops and any(
+        drafted.goes_on_from(path) and answers == marked for path, answers in runs)
 
 
 def marks_fit(answers: set[str], marked: set[str], first: str | None) -> tuple[bool, float, int]:
