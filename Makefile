@@ -55,13 +55,13 @@ demo: install
 system-packages:
 	@bash .ci/system-packages
 
-# the endpoint tests fail, not skip, when an engine is missing: system-packages installed it
 # The suite runs in TEST_WORKERS processes (pytest-xdist), each test file whole in one of
 # them (its module fixtures built once). On 2 cores, 2 workers took the suite from 1,116 s to
 # 915-957 s (2026-12-02): much of it waits on servers, subprocesses and kills, not on a core.
 # TEST_WORKERS=0 runs it in this one process.
 TEST_WORKERS ?= 2
 
+# the endpoint tests fail, not skip, when an engine is missing: system-packages installed it
 test: system-packages install
 	KGSTORE_REQUIRE_ENGINES=1 $(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
