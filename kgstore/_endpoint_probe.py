@@ -20,8 +20,9 @@ engine's name: each probe is a small query whose right answer is known without a
   6.7 s writing them as SPARQL XML results).
 * ``timeout_param``: a count of 13 million VALUES rows sent with ``timeout=500`` (ms);
   an answer other than 12,960,000 (an error, or Virtuoso's incomplete rows flagged
-  ``X-SQL-State: S1TAT``) means the endpoint honours the parameter. The count costs an
-  endpoint that ignores the parameter about two seconds of one core.
+  ``X-SQL-State: S1TAT``) means the endpoint honours the parameter. A whole count is asked
+  again once (see ``_timeout_support``): the two cost an endpoint that ignores the
+  parameter about two seconds of one core (Oxigraph server: 0.9 s each).
 """
 from __future__ import annotations
 
@@ -126,6 +127,17 @@ def _construct_ntriples(client: EndpointClient) -> bool:
 
 
 def _timeout_support(client: EndpointClient) -> dict:
+    """Asked twice where the first answer does not show the parameter honoured: an early stop
+    is proof, but a whole count or an error may come from a busy machine (Virtuoso stops the
+    count at its next check, about 2 s in, and once in CI answered otherwise). No answer
+    within the limit is not asked again: a slow endpoint would cost the limit twice."""
+    found, worth_asking_again = _timeout_probe(client)
+    if not found["timeout_param"] and worth_asking_again:
+        found, _ = _timeout_probe(client)
+    return found
+
+
+def _timeout_probe(client: EndpointClient) -> tuple[dict, bool]:
     side = " ".join(str(i) for i in range(_TIMEOUT_PROBE_SIDE))
     values = " ".join(f"VALUES ?{v} {{ {side} }}" for v in "abcd")
     sparql = f"SELECT (COUNT(*) AS ?n) WHERE {{ {values} }}"
@@ -134,8 +146,8 @@ def _timeout_support(client: EndpointClient) -> dict:
     except EndpointTimeoutError as exc:
         # Incomplete rows flagged by the endpoint: honoured. No answer in 20 s: not honoured,
         # and the client's own limit is all there is.
-        return {"timeout_param": TIMEOUT_PARAM if exc.incomplete else "", "partial_on_timeout": exc.incomplete}
+        return {"timeout_param": TIMEOUT_PARAM if exc.incomplete else "", "partial_on_timeout": exc.incomplete}, False
     except EndpointQueryError as exc:  # stopped with an error: honoured, unless it refused the parameter
         said = exc.endpoint_message.lower()
-        return {"timeout_param": TIMEOUT_PARAM if "time" in said else ""}
-    return {"timeout_param": TIMEOUT_PARAM if rows != [(str(_TIMEOUT_PROBE_SIDE ** 4),)] else ""}
+        return {"timeout_param": TIMEOUT_PARAM if "time" in said else ""}, True
+    return {"timeout_param": TIMEOUT_PARAM if rows != [(str(_TIMEOUT_PROBE_SIDE ** 4),)] else ""}, True

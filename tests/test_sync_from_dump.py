@@ -261,11 +261,15 @@ def test_from_dump_on_a_local_store_is_refused(datasets, tmp_path):
 
 
 # -- a kill mid-run ---------------------------------------------------------------------------------------
+# The child waits a moment after each commit it reports, so that the kill lands between two
+# commits: with a parsing worker the KB's 2,839 lines commit in two groups, and on a busy
+# machine (CI, two test workers) the run finished between its second report and the kill,
+# and the resume found nothing to resume.
 SYNC = (
-    "import sys\nimport kgstore._ingest as ingest_module\nfrom kgstore import Store, sync_from_dump\n"
+    "import sys, time\nimport kgstore._ingest as ingest_module\nfrom kgstore import Store, sync_from_dump\n"
     "from kgstore.records import LoadOptions\n"
     "ingest_module.GROUP_TRIPLES = 3000\n"
-    "def said(progress):\n    print('committed', flush=True)\n"
+    "def said(progress):\n    print('committed', flush=True)\n    time.sleep(0.3)\n"
     "with Store.open(sys.argv[1]) as s:\n"
     "    sync_from_dump(s, sys.argv[2], 'tsv', options=LoadOptions(batch_size=200), progress=said)\n"
 )
@@ -295,7 +299,7 @@ def test_sigkill_mid_run_then_resume_equals_uninterrupted(workers, engines, data
 
     def committed(output: str) -> bool:
         if workers == "1":
-            return output.count("committed") >= 2
+            return output.count("committed") >= 1
         seen.append(_checkpoint_line(killed))
         return seen[-1] >= 400
 
