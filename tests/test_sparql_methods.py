@@ -284,6 +284,21 @@ def test_marks_one_hop_short_of_the_chain_the_draft_and_the_encoder_walk_keep_th
     assert "chain_middle" not in trace and f"<{WDT}P36>" not in query and f"<{WDT}P17> ?answer" in query
 
 
+def test_marks_the_middle_of_a_round_trip_are_not_the_middle_of_the_drafted_chain():
+    # drafted as a chain of two hops ("the screenwriters of the films directed by X's
+    # director"), the encoder's two-hop pick walks back to the director's other films, and
+    # the model marks the director: the round trip is not the draft's chain
+    from qa.steps._path_grounding import marks_the_middle
+    from qa.steps._paths import RelationPath
+    director = RelationPath("X", "x", (("d", False),), ("directed by",))
+    trip = RelationPath("X", "x", (("d", False), ("d", True)), ("directed by", "directed by"))
+    chain = RelationPath("X", "x", (("d", False), ("w", False)), ("directed by", "wrote"))
+    runs = [(director, {"friedkin"})]
+    assert marks_the_middle(chain, {"friedkin"}, runs, 2)
+    assert not marks_the_middle(trip, {"friedkin"}, runs, 2)
+    assert not marks_the_middle(chain, {"friedkin"}, runs, 1) and not marks_the_middle(chain, {"other"}, runs, 2)
+
+
 def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):
     result, _ = ask(store, [ONE_HOP_DRAFT, "{unknown}"], "pgmr", question=CAPITALS_QUESTION, read_answers=True)
     assert set(result.answers) == ANDES_COUNTRIES

@@ -602,8 +602,14 @@ def marks_the_middle(drafted: RelationPath, marked: set[str], runs: Sequence[tup
     """Whether the answers the model's marks fit, ``marked``, are those of the middle of the
     ``drafted`` path (a run of ``runs``, path and answers, that ``drafted`` goes one hop on
     from), while the draft wrote ``drafted_hops``, as many hops as ``drafted`` walks: the
-    draft's length and the encoder's pick agree, and the marks stop short of both."""
-    return drafted_hops is not None and drafted.hops == drafted_hops and any(
+    draft's length and the encoder's pick agree, and the marks stop short of both.
+
+    Never where ``drafted`` is a round trip: the draft wrote a chain (a trip's draft reads
+    none of this), so the encoder's walk back along the first hop's relation is not the
+    draft's chain, and the middle is what the others share, which the chain the question
+    asks for goes on past ("the screenwriters of the films directed by X's director": the
+    director's other films one hop short, the director marked; MetaQA 3-hop)."""
+    return drafted_hops is not None and drafted.hops == drafted_hops and not drafted.round_trip and any(
         drafted.goes_on_from(path) and answers == marked for path, answers in runs)
 
 
