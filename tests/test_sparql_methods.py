@@ -284,7 +284,7 @@ def test_marks_one_hop_short_of_the_chain_the_draft_and_the_encoder_walk_keep_th
     assert "chain_middle" not in trace and f"<{WDT}P36>" not in query and f"<{WDT}P17> ?answer" in query
 
 
-def test_marks_the_middle_of_a_round_trip_are_not_the_middle_of_the_drafted_chain():
+def test_marks_where_the_pick_ends_walking_back_are_not_the_middle_of_the_drafted_chain():
     # drafted as a chain of two hops ("the screenwriters of the films directed by X's
     # director"), the encoder's two-hop pick walks back to the director's other films, and
     # the model marks the director: the round trip is not the draft's chain
@@ -297,6 +297,13 @@ def test_marks_the_middle_of_a_round_trip_are_not_the_middle_of_the_drafted_chai
     assert marks_the_middle(chain, {"friedkin"}, runs, 2)
     assert not marks_the_middle(trip, {"friedkin"}, runs, 2)
     assert not marks_the_middle(chain, {"friedkin"}, runs, 1) and not marks_the_middle(chain, {"other"}, runs, 2)
+    # three hops whose last walks back ("which team has a player from Japan": the clubs of
+    # Japan's players marked, the encoder's pick their team-mates): not the middle either
+    clubs = RelationPath("Japan", "j", (("c", True), ("p", False)), ("country", "plays in club"))
+    mates = RelationPath("Japan", "j", (("c", True), ("p", False), ("p", True)), ("country",) + ("plays in club",) * 2)
+    onward = RelationPath("Japan", "j", (("c", True), ("p", False), ("l", False)), ("country", "plays in club", "league"))
+    assert not marks_the_middle(mates, {"fc tokyo"}, [(clubs, {"fc tokyo"})], 3)
+    assert marks_the_middle(onward, {"fc tokyo"}, [(clubs, {"fc tokyo"})], 3)
 
 
 def test_reading_marks_nothing_a_path_answers_keeps_the_encoders_pick(store):

@@ -604,12 +604,14 @@ def marks_the_middle(drafted: RelationPath, marked: set[str], runs: Sequence[tup
     from), while the draft wrote ``drafted_hops``, as many hops as ``drafted`` walks: the
     draft's length and the encoder's pick agree, and the marks stop short of both.
 
-    Never where ``drafted`` is a round trip: the draft wrote a chain (a trip's draft reads
-    none of this), so the encoder's walk back along the first hop's relation is not the
-    draft's chain, and the middle is what the others share, which the chain the question
-    asks for goes on past ("the screenwriters of the films directed by X's director": the
-    director's other films one hop short, the director marked; MetaQA 3-hop)."""
-    return drafted_hops is not None and drafted.hops == drafted_hops and not drafted.round_trip and any(
+    Never where ``drafted`` ends walking back along the relation of the hop before: the
+    draft wrote a chain (a trip's draft reads none of this), so that walk back is not the
+    draft's chain, and the middle it leaves is what the others share, which the question
+    may ask for itself or go on past ("which team has a player from Japan": the clubs of
+    Japan's players marked, the encoder's pick their team-mates; WorldCup2014 2-hop. "The
+    screenwriters of the films directed by X's director": the director marked, the pick
+    the director's other films; MetaQA 3-hop)."""
+    return drafted_hops is not None and drafted.hops == drafted_hops and not drafted.ends_walking_back and any(
         drafted.goes_on_from(path) and answers == marked for path, answers in runs)
 
 

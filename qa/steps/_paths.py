@@ -84,6 +84,13 @@ class RelationPath:
         turns = [a[0] == b[0] and a[1] != b[1] for a, b in zip(self.steps, self.steps[1:])]
         return turns[0] and not any(turns[1:])
 
+    @property
+    def ends_walking_back(self) -> bool:
+        """The last hop walks back along the relation of the hop before it (``plays in club
+        →`` then ``← plays in club``): it ends on others that share what the hop before
+        reached (a round trip of two hops ends so)."""
+        return self.hops >= 2 and self.steps[-1][0] == self.steps[-2][0] and self.steps[-1][1] != self.steps[-2][1]
+
     def goes_on_from(self, other: "RelationPath") -> bool:
         """Whether this path is ``other`` walked one hop further (its steps, then one more)."""
         return self.hops == other.hops + 1 and self.steps[:other.hops] == other.steps
