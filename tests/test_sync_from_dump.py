@@ -262,9 +262,9 @@ def test_from_dump_on_a_local_store_is_refused(datasets, tmp_path):
 
 # -- a kill mid-run ---------------------------------------------------------------------------------------
 # The child waits a moment after each commit it reports, so that the kill lands between two
-# commits: with a parsing worker the KB's 2,839 lines commit in two groups, and on a busy
-# machine (CI, two test workers) the run finished between its second report and the kill,
-# and the resume found nothing to resume.
+# commits: with a parsing worker the KB's 2,839 lines commit in groups whose second report
+# comes with every line read, and on a busy machine (CI, two test workers) the run finished
+# between that report and the kill, and the resume found nothing to resume.
 SYNC = (
     "import sys, time\nimport kgstore._ingest as ingest_module\nfrom kgstore import Store, sync_from_dump\n"
     "from kgstore.records import LoadOptions\n"

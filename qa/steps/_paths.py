@@ -79,17 +79,20 @@ class RelationPath:
         such as a film's director's other films or an actor's co-stars, and maybe one hop
         on from them ("the years of the films whose actors also appear in X"). Not a
         zig-zag that goes back a second time, to where the first hop led."""
-        if self.hops < 2:
-            return False
-        turns = [a[0] == b[0] and a[1] != b[1] for a, b in zip(self.steps, self.steps[1:])]
-        return turns[0] and not any(turns[1:])
+        turns = self._turns()
+        return bool(turns) and turns[0] and not any(turns[1:])
 
     @property
     def ends_walking_back(self) -> bool:
         """The last hop walks back along the relation of the hop before it (``plays in club
         →`` then ``← plays in club``): it ends on others that share what the hop before
         reached (a round trip of two hops ends so)."""
-        return self.hops >= 2 and self.steps[-1][0] == self.steps[-2][0] and self.steps[-1][1] != self.steps[-2][1]
+        turns = self._turns()
+        return bool(turns) and turns[-1]
+
+    def _turns(self) -> list[bool]:
+        """Per pair of adjacent hops, whether the second walks back along the first's relation."""
+        return [a[0] == b[0] and a[1] != b[1] for a, b in zip(self.steps, self.steps[1:])]
 
     def goes_on_from(self, other: "RelationPath") -> bool:
         """Whether this path is ``other`` walked one hop further (its steps, then one more)."""
