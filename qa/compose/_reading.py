@@ -551,16 +551,36 @@ def _written_in(word: str, label: str) -> bool:
 
 def _written_words(typed: str, label: str, index=None) -> int:
     """How many of ``typed``'s name words ``label`` writes. Beside a word ``label`` writes
-    whole, a word of three letters or more that begins one of its words, two letters or more
-    short of it, counts too: a given name typed short ("ben franklin" of Benjamin Franklin,
-    "alex" of Alexander), not a plural's stem ("car" of *Cars*); alone, such a word would
-    begin too many names."""
+    whole, a given name written shorter or longer counts too: a word of three letters or
+    more that begins one of its words two letters or more longer ("ben franklin" of
+    Benjamin Franklin, "alex" of Alexander), or that one of its words of three letters or
+    more begins, two letters or more shorter ("vince scully" of Vin Scully); not a plural's
+    stem ("car" of *Cars*). Alone, such a word would begin too many names. And where the
+    label writes middle names as initials, the words spelled out for them count
+    (:func:`_spelled_initials`)."""
     words = _name_words(typed, index)
     own = _folded_words(label)
     whole = [w for w in words if w in own]
-    return sum(_written_in(w, label) or (bool(whole) and w not in whole and len(w) >= 3
-                                         and any(len(o) >= len(w) + 2 and o.startswith(w) for o in own))
+    spelled = _spelled_initials(words, own)
+    return sum(_written_in(w, label) or w in spelled
+               or (bool(whole) and w not in whole and len(w) >= 3
+                   and any((len(o) >= len(w) + 2 and o.startswith(w)) or (len(w) >= len(o) + 2 >= 5 and w.startswith(o))
+                           for o in own))
                for w in words)
+
+
+def _spelled_initials(words: Sequence[str], own: Sequence[str]) -> set[str]:
+    """The typed ``words`` that spell out, one for one and in order, the one-letter words of
+    a label ("george herbert walker bush" of George H. W. Bush): only where the typed name
+    writes every other word of the label whole and nothing else, so that "john fish" is not
+    John F. Kennedy, nor "george herbert walker bush" George W. Bush."""
+    initials = [o for o in own if len(o) == 1]
+    if not initials or any(o not in words for o in own if len(o) > 1 and o not in _FUNCTION_WORDS):
+        return set()
+    rest = [w for w in words if w not in own]
+    if len(rest) != len(initials) or any(len(w) < 2 or w[0] != i for w, i in zip(rest, initials)):
+        return set()
+    return set(rest)
 
 
 def _shortened(a: str, b: str) -> bool:
