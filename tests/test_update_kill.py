@@ -51,10 +51,17 @@ def base(tmp_path_factory):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_update_killed_anywhere_then_rerun_equals_uninterrupted(base, tmp_path, seed):
     base_dir, feed, clean, seconds = base
-    store = tmp_path / "store"
-    shutil.copytree(base_dir, store)
-    # Somewhere in the run: from the start of Python to the graph sync at the end.
-    kill = run_killed(update_cmd(store, feed), seed=seed, min_s=0.05 * seconds, max_s=0.95 * seconds)
+    for attempt in range(3):
+        store = tmp_path / f"store-{attempt}"
+        shutil.copytree(base_dir, store)
+        # Somewhere in the run: from the start of Python to the graph sync at the end.
+        kill = run_killed(update_cmd(store, feed), seed=seed * 10 + attempt, min_s=0.05 * seconds,
+                          max_s=0.95 * seconds)
+        if kill:
+            break
+        # The uninterrupted run was timed once, maybe on a busier machine (4.0 s in one CI
+        # run, where this one finished in 2.4 s): draw again within the length this run had
+        seconds = kill.after_s
     assert kill, f"the update finished before its kill point ({kill.after_s:.2f} s)\n{kill.output}"
     done = subprocess.run(update_cmd(store, feed), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
