@@ -563,10 +563,16 @@ def _written_words(typed: str, label: str, index=None) -> int:
     whole = [w for w in words if w in own]
     spelled = _spelled_initials(words, own)
     return sum(_written_in(w, label) or w in spelled
-               or (bool(whole) and w not in whole and len(w) >= 3
-                   and any((len(o) >= len(w) + 2 and o.startswith(w)) or (len(w) >= len(o) + 2 >= 5 and w.startswith(o))
-                           for o in own))
+               or (bool(whole) and w not in whole and any(_given_name_form(w, o) for o in own))
                for w in words)
+
+
+def _given_name_form(typed: str, own: str) -> bool:
+    """Whether ``typed`` and a label's word ``own`` are one given name written shorter and
+    longer: the shorter, of three letters or more, begins the longer, two letters or more
+    longer ("ben" of Benjamin, "vince" of Vin); not a plural's stem ("car" of *Cars*)."""
+    short, long_ = sorted((typed, own), key=len)
+    return len(short) >= 3 and len(long_) >= len(short) + 2 and long_.startswith(short)
 
 
 def _spelled_initials(words: Sequence[str], own: Sequence[str]) -> set[str]:
