@@ -10,18 +10,41 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from dataclasses import replace
+
 from ._choose import ask_yes
-from ._reading import Mention, QuestionReading
+from ._reading import Mention, QuestionReading, writes_whole
 
 # at most this many entities are asked about, the linker's best first
 NAME_CHECKS = 3
+
+
+def derived_names(near: Sequence[tuple[str, Mention]]) -> tuple[Mention, ...]:
+    """The mentions of ``near`` whose typed words write the whole name of one of their
+    entities in a form derived from it: an adjective or a people ("jamaican" of *Jamaica*,
+    "egyptian" of *Egypt*), or its initials ("uk" of *United Kingdom*); each with those
+    entities only. The draft's name around such words ("[ENT: Jamaican money]") is the
+    draft's joining of the adjective to what it qualifies, not another name: asked whether
+    "Jamaican money" means *Jamaica*, the model rightly says no, and the question is lost.
+    A name spliced from two writes one of them as it is ("Kismet Venable"): the model is
+    still asked (:func:`confirmed_names`)."""
+    out: dict[tuple[int, int], Mention] = {}
+    for _, mention in near:
+        entities = tuple(e for e in mention.entities if writes_whole(mention.text, e.label))
+        if entities and mention.span not in out:
+            out[mention.span] = replace(mention, entities=entities)
+    return tuple(out.values())
 
 
 def confirmed_names(run, reading: QuestionReading, near: Sequence[tuple[str, Mention]], *,
                     threshold: float, step: str = "compose") -> tuple[Mention, ...]:
     """The mentions of ``near`` (a name as the draft wrote it, and a mention with the
     entities that write all its words but one) kept with the entities the model says the
-    question means, P(yes) ≥ ``threshold``; each check is in the trace (``name_checks``)."""
+    question means, P(yes) ≥ ``threshold``; each check is in the trace (``name_checks``).
+    Mentions that write an entity's whole name in a derived form stand unasked
+    (:func:`derived_names`)."""
+    derived = derived_names(near)
+    near = [(name, m) for name, m in near if m.span not in {d.span for d in derived}]
     asked = sorted(((name, m, e) for name, m in near for e in m.entities), key=lambda t: -t[2].score)[:NAME_CHECKS]
     kept: dict[tuple[int, int], list] = {}
     mentions = {m.span: m for _, m, _ in asked}
@@ -32,9 +55,10 @@ def confirmed_names(run, reading: QuestionReading, near: Sequence[tuple[str, Men
         checks.append({"name": name, "entity": entity.label, "p": round(p, 4)})
         if p >= threshold:
             kept.setdefault(mention.span, []).append(entity)
-    run.record(step, name_checks=checks)
-    return tuple(Mention(mentions[span].text, span, tuple(entities), mentions[span].bracketed)
-                 for span, entities in kept.items())
+    run.record(step, name_checks=checks, **({"derived_names": [e.label for d in derived for e in d.entities]}
+                                            if derived else {}))
+    return derived + tuple(Mention(mentions[span].text, span, tuple(entities), mentions[span].bracketed)
+                           for span, entities in kept.items())
 
 
-__all__ = ["confirmed_names", "NAME_CHECKS"]
+__all__ = ["confirmed_names", "derived_names", "NAME_CHECKS"]

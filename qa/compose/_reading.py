@@ -219,7 +219,17 @@ class QuestionReading:
             return self
         words = {w for n in wanted for w in _folded_words(n) if w not in _FUNCTION_WORDS}
         letters = ["".join(_folded_words(n)) for n in wanted]
-        kept = tuple(m for m in self.mentions if _written_alike(_folded_words(m.text), words, letters))
+        # ... or where the question names the entity whose whole name the draft wrote in a
+        # derived form ("serbs" of *Serbia*, which the draft wrote "[ENT: Serbian]")
+        kept = tuple(m for m in self.mentions if _written_alike(_folded_words(m.text), words, letters)
+                     or any(writes_whole(n, m.best.label or "") for n in wanted))
+        if not kept:
+            # the draft's names are words the question writes for something else ("[ENT:
+            # body_of_water]" of "what body of water does st lawrence river flow into"): a
+            # name of two words or more the question writes whole, each word in its entity's
+            # label, is what it asks about; a single word ("movies") could be any title's
+            kept = tuple(m for m in self.mentions if len(_name_words(m.text, index)) >= 2
+                         and written_like(m.text, m.best.label or "", index))
         return replace(self, mentions=kept,
                        set_aside=self.set_aside | {m.best.iri for m in self.mentions if m not in kept})
 
@@ -444,17 +454,26 @@ each every other such than then so very just only name names list give tell show
 """.split())
 
 
+# the most words (function words included) a span read by meaning has
+_TYPED_SPAN_WORDS = 5
+
+
 def _add_typed_names(index, text: str, by_span: dict) -> None:
     """Spans of one to three content words that no name found above covers, linked by
-    meaning: each becomes a mention with its close neighbours (match ``vector``)."""
+    meaning: each becomes a mention with its close neighbours (match ``vector``). The
+    function words between them are not counted ("fellowship of the ring" is two content
+    words: *The Lord of the Rings: The Fellowship of the Ring*), up to
+    ``_TYPED_SPAN_WORDS`` words in all."""
     if not index.can_search("entities"):
         return
     words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
     covered = [span for span in by_span if any(c.match != "vector" for c in by_span[span])]
     spans = []
     for i in range(len(words)):
-        for j in range(i, min(i + 3, len(words))):
+        for j in range(i, min(i + _TYPED_SPAN_WORDS, len(words))):
             chunk = words[i:j + 1]
+            if sum(w not in _FUNCTION_WORDS for *_, w in chunk) > 3:
+                break
             if chunk[0][2] in _FUNCTION_WORDS or chunk[-1][2] in _FUNCTION_WORDS or \
                     any(_is_number(w) for *_, w in chunk):  # a number is a value, read as one
                 continue
@@ -473,6 +492,7 @@ def _add_typed_names(index, text: str, by_span: dict) -> None:
     for span, found in zip(spans, hits):
         typed = text[span[0]:span[1]]
         close = [h for h in found if h.iri not in named and written_like(typed, h.label or "", index)
+                 and _joined_as_written(typed, h.label or "")
                  and (h.score >= TYPED_NAME_SIMILARITY
                       or (h.score >= WHOLE_NAME_SIMILARITY and writes_whole(typed, h.label or ""))
                       or spells_initials(typed, h.label or ""))]
@@ -492,6 +512,16 @@ def _add_typed_names(index, text: str, by_span: dict) -> None:
             if other != span and other in by_span and span in by_span and \
                     span[0] <= other[0] and other[1] <= span[1]:
                 del by_span[other if (written[span], best[span]) >= (written[other], best[other]) else span]
+
+
+def _joined_as_written(typed: str, label: str) -> bool:
+    """Whether the function words ``typed`` holds between its first and last word are words
+    of ``label``: "fellowship of the ring" joins its words as *The Lord of the Rings: The
+    Fellowship of the Ring* does; "language do the maasai" is no name's (*Maasai
+    Language*), but a question's words around one."""
+    words = _folded_words(typed)
+    own = set(_folded_words(label))
+    return all(w in own for w in words[1:-1] if w in _FUNCTION_WORDS)
 
 
 def written_like(typed: str, label: str, index=None) -> bool:
@@ -557,11 +587,12 @@ def _written_words(typed: str, label: str, index=None) -> int:
     more begins, two letters or more shorter ("vince scully" of Vin Scully); not a plural's
     stem ("car" of *Cars*). Alone, such a word would begin too many names. And where the
     label writes middle names as initials, the words spelled out for them count
-    (:func:`_spelled_initials`)."""
+    (:func:`_spelled_initials`); where the typed name writes them as initials, the letters
+    (:func:`_typed_initials`)."""
     words = _name_words(typed, index)
     own = _folded_words(label)
     whole = [w for w in words if w in own]
-    spelled = _spelled_initials(words, own)
+    spelled = _spelled_initials(words, own) | _typed_initials(words, own)
     return sum(_written_in(w, label) or w in spelled
                or (bool(whole) and w not in whole and any(_given_name_form(w, o) for o in own))
                for w in words)
@@ -587,6 +618,21 @@ def _spelled_initials(words: Sequence[str], own: Sequence[str]) -> set[str]:
     if len(rest) != len(initials) or any(len(w) < 2 or w[0] != i for w, i in zip(rest, initials)):
         return set()
     return set(rest)
+
+
+def _typed_initials(words: Sequence[str], own: Sequence[str]) -> set[str]:
+    """The typed one-letter ``words`` that stand, one for one and in order, for the words of
+    a label the typed name leaves out ("billy d williams" of Billy Dee Williams): the
+    converse of :func:`_spelled_initials`, and as strict, every other typed word being one
+    of the label's ("billy d smith" is not Billy Dee Williams, nor "billy d williams"
+    Billy Williams)."""
+    letters = [w for w in words if len(w) == 1 and w not in own]
+    if not letters or any(w not in own for w in words if len(w) > 1):
+        return set()
+    untyped = [o for o in own if o not in words and o not in _FUNCTION_WORDS]
+    if len(untyped) != len(letters) or any(o[0] != letter for o, letter in zip(untyped, letters)):
+        return set()
+    return set(letters)
 
 
 def _shortened(a: str, b: str) -> bool:
