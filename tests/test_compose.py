@@ -1609,27 +1609,3 @@ def test_a_name_read_by_meaning_joins_its_words_as_the_label_does(typed, label, 
     from qa.compose._reading import _joined_as_written
 
     assert _joined_as_written(typed, label) is joined
-
-
-@pytest.mark.parametrize("judged, picked", [
-    ((0.33, 0.44), "Ann Lee directed what"),  # no to both: the encoder's order leads
-    ((0.10, 0.90), "Ann Lee directed what; it has genre what"),  # a clear yes: the model's pick stands
-    ((0.05, 0.45), "Ann Lee directed what; it has genre what"),  # no to both, yet preferred by far
-])
-def test_where_the_model_says_no_to_every_option_its_preference_weighs_less(films, monkeypatch, judged, picked):
-    """The encoder puts "Ann Lee directed what" 0.15 ahead; the model's P(yes) of each is
-    ``judged``. Where it says no to both, its weaker preference counts half as much
-    (``unsure_judge_weight``), and the trace says so."""
-    from qa.compose import _choose
-    store, index = films
-    reading = read_question(index, "which films did ann lee direct")
-    with store.reading():
-        candidates = enumerate_candidates(store, index.embed, reading)
-    shown = [next(c for c in candidates if verbalize(c) == text)
-             for text in ("Ann Lee directed what", "Ann Lee directed what; it has genre what")]
-    p = dict(zip((verbalize(c) for c in shown), judged))
-    monkeypatch.setattr(_choose, "judge", lambda run, reading, c, step: p[verbalize(c)])
-    run = MethodRun(ScriptedLLM([]))
-    chosen = _choose.choose(run, reading, shown, [1.15, 1.00], ComposeOptions(inherit_core=False))
-    assert verbalize(chosen.chosen) == picked
-    assert run.trace["compose"]["judge_unsure"] is (max(judged) < 0.5)

@@ -40,13 +40,6 @@ class ComposeOptions:
     # how much the model's judgement counts beside the encoder's score (tuned on WebQSP
     # dev-train: 14 of 19 right picks at 2, against 11 for the encoder alone)
     judge_weight: float = 2.0
-    # ... and where it said no to every option shown (P(yes) < 0.5 for each), so little
-    # that the encoder's order leads unless the model prefers another clearly: asked "what
-    # language do brazilians use", it said no to all six and preferred the languages whose
-    # main country is Brazil (P 0.44) to its official language (0.33), first by the encoder
-    # by 0.15. Set on WebQSP dev-train's 79 composed picks (simulated from their traces):
-    # 44 picks answer first with gold at 2, 47 at 1, 48 at 0.5, 45 at 0
-    unsure_judge_weight: float = 1.0
     # a tie-break for an ordering whose end is the one the question's ordering word asks
     # for (the encoder reads "first" and "last" alike), for the candidate holding the two
     # roles a question joining two asks for, and for a negation where the question denies
@@ -395,8 +388,7 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     weighed = (named_dominance(shown, inherited(shown, judged, fitting), reading.written_names)
                if options.inherit_core else judged)
     weighed = onward_judged(shown, weighed, options.onward_margin, reading.asks_sharers)
-    weight = options.judge_weight if max(judged) >= 0.5 else options.unsure_judge_weight
-    final = [scores[i] + weight * p for i, p in zip(shortlist, weighed)]
+    final = [scores[i] + options.judge_weight * p for i, p in zip(shortlist, weighed)]
     if options.inherit_core:
         final = names_used(shown, final, reading.written_names)
         final = more_names_used(shown, final, weighed, reading.written_mentions)
@@ -411,7 +403,7 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     if staged and best not in staged:
         best = max(staged, key=lambda n: final[n])
         fell = f"the question's shape asks for a {shown[best].stage}"
-    run.record(step, fell_through=fell, judge_unsure=weight != options.judge_weight)
+    run.record(step, fell_through=fell)
     return Composed(shown[best], shown, [float(scores[i]) for i in shortlist], judged, list(weighed))
 
 
