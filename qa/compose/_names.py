@@ -5,12 +5,13 @@ The linker and the word checks cannot tell "vince scully" (*Vin Scully*) or "riv
 casino" (*Riviera*) from a name spliced from two that the store lacks ("Temuera Venable"
 beside *Temuera Morrison*): each writes all its words but one. A yes or a no, asked of one
 entity at a time, is a choice the model makes well; the entity stands only on a clear yes.
+A mention that writes an entity's whole name in a derived form ("jamaican", "uk") is not
+asked about: it stands (:func:`derived_names`).
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 from dataclasses import replace
+from typing import Sequence
 
 from ._choose import ask_yes
 from ._reading import Mention, QuestionReading, writes_whole
@@ -44,7 +45,8 @@ def confirmed_names(run, reading: QuestionReading, near: Sequence[tuple[str, Men
     Mentions that write an entity's whole name in a derived form stand unasked
     (:func:`derived_names`)."""
     derived = derived_names(near)
-    near = [(name, m) for name, m in near if m.span not in {d.span for d in derived}]
+    standing = {d.span for d in derived}
+    near = [(name, m) for name, m in near if m.span not in standing]
     asked = sorted(((name, m, e) for name, m in near for e in m.entities), key=lambda t: -t[2].score)[:NAME_CHECKS]
     kept: dict[tuple[int, int], list] = {}
     mentions = {m.span: m for _, m, _ in asked}
