@@ -71,6 +71,25 @@ def test_value_words_must_cite_their_fact_and_badly_grouped_numbers_back_nothing
     assert [(s.facts, s.status) for s in sentences] == [((1,), "written"), ((3,), "verbalized")]
 
 
+def test_a_sentence_citing_a_fact_about_another_subject_must_name_that_subject():
+    # the model read "John Steinbeck | influenced by | Robert Burns" as Burns's own fact
+    facts = [Fact(1, "Robert Burns", "profession", ("Poet",)),
+             Fact(2, "John Steinbeck", "influenced by", ("Robert Burns",), source="telling")]
+    by_number = {f.n: f for f in facts}
+    turned = check_sentence("He was influenced by Robert Burns.", [2], by_number, "what was robert burns famous for",
+                            topic="Robert Burns")
+    assert not turned.ok and turned.unnamed == (2,) and turned.why() == "does not name the subject of [2]"
+    assert check_sentence("Steinbeck was influenced by him.", [2], by_number, "", topic="Robert Burns").ok
+    # the topic as another store names it is still the topic: a pronoun may stand for it
+    assert check_sentence("He was a poet.", [1], {1: Fact(1, "Robert Burns Sr.", "profession", ("Poet",))}, "",
+                          topic="Robert Burns").ok
+    drafts = parse_drafts("He was a poet [1].\nHe was influenced by Robert Burns [2].\n")
+    sentences = settle(drafts, facts, "what was robert burns famous for", cover=False)
+    assert [(s.facts, s.status) for s in sentences] == [((1,), "written"), ((2,), "verbalized")]
+    assert sentences[1].text.startswith("John Steinbeck") and sentences[1].unsupported == (
+        "does not name the subject of [2]",)
+
+
 def test_settle_covers_uncited_facts_in_plain_sentences_up_to_six():
     facts = [Fact(n, "X", f"r{n}", (f"v{n}",)) for n in range(1, 20)]
     sentences = settle([], facts, "Tell me about X")

@@ -36,7 +36,7 @@ def written_answer(question: str, graph: GroundGraph, run, *, cover: bool = True
         return open_refusal(question, "empty_ground_graph",
                             f"not in the store: the store holds no facts about {graph.subject_label!r}")
     drafts = write(run, question, graph.facts)
-    sentences = settle(drafts, graph.facts, question, cover=cover)
+    sentences = settle(drafts, graph.facts, question, cover=cover, topic=graph.subject_label)
     run.record("check", sentences=[s.to_dict() for s in sentences])
     if not sentences:
         return open_refusal(question, "no_answer", "no sentence written from the store facts passed the check")

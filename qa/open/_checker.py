@@ -6,6 +6,11 @@ that is not the sentence's opening function word ("The", "He", "In"). A claim is
 when the cited facts' words (subject, relation, values, and the values' stored forms, so
 ``1952-03-11`` backs "11 March 1952" and "1952") or the question's words hold it. A
 sentence with a claim that is not backed says something from the model's own memory.
+
+A cited fact about another subject than the answer's topic must be *named* by the sentence
+(a word of its subject's name): "He" stands for the topic, so "He was influenced by Robert
+Burns" citing "John Steinbeck | influenced by | Robert Burns" turns the fact around, though
+every name in it is backed.
 """
 from __future__ import annotations
 
@@ -36,29 +41,64 @@ class Check:
     unsupported: tuple[str, ...] = ()
     bad_cites: tuple[int, ...] = ()
     no_cites: bool = False
+    # cited facts about another subject than the topic whose subject the sentence never names
+    unnamed: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return not (self.unsupported or self.bad_cites or self.no_cites)
+        return not (self.unsupported or self.bad_cites or self.no_cites or self.unnamed)
 
     def why(self) -> str:
         if self.no_cites:
             return "cites no fact"
         if self.bad_cites:
             return f"cites no such fact: {', '.join(f'[{n}]' for n in self.bad_cites)}"
+        if self.unnamed and not self.unsupported:
+            return f"does not name the subject of {', '.join(f'[{n}]' for n in self.unnamed)}"
         return f"not in its cited facts or the question: {', '.join(self.unsupported)}"
 
 
 def check_sentence(text: str, cites: Sequence[int], facts: dict[int, Fact], question: str, *,
-                   vocabulary: Collection[str] = ()) -> Check:
+                   vocabulary: Collection[str] = (), topic: str | None = None) -> Check:
     """Whether every claim of ``text`` is backed by the facts numbered ``cites`` or ``question``.
     Words of ``vocabulary`` (lower case) count as claims too, whatever their case: with
-    the words of every fact's values, "It is a mountain" must cite the fact that says so."""
+    the words of every fact's values, "It is a mountain" must cite the fact that says so.
+    With ``topic`` (the subject the answer is about), each cited fact about another subject
+    must have that subject named in ``text``."""
     bad = tuple(n for n in cites if n not in facts)
     if not cites:
         return Check(no_cites=True)
     backing = [question] + [t for n in cites if n in facts for t in fact_words(facts[n])]
-    return Check(unsupported=tuple(unsupported_claims(text, backing, vocabulary=vocabulary)), bad_cites=bad)
+    unnamed = () if topic is None else tuple(
+        n for n in cites if n in facts and not about_topic(facts[n].subject, topic) and not names(text, facts[n].subject))
+    return Check(unsupported=tuple(unsupported_claims(text, backing, vocabulary=vocabulary)), bad_cites=bad,
+                 unnamed=unnamed)
+
+
+def name_words(name: str) -> frozenset[str]:
+    """The words of a name that name it alone: "John Steinbeck" → john, steinbeck (not "of", "the")."""
+    return frozenset(w.lower() for w in _WORD.findall(name) if len(w) >= 3 and w.lower() not in _OPENERS)
+
+
+def about_topic(subject: str, topic: str) -> bool:
+    """Whether a fact's ``subject`` is the topic, perhaps as another store names it ("Douglas
+    Noël Adams"): the same name, or one sharing a word of it."""
+    return subject.strip().lower() == topic.strip().lower() or bool(name_words(subject) & name_words(topic))
+
+
+def names(text: str, name: str) -> bool:
+    """Whether ``text`` writes a word of ``name`` ("Steinbeck" names John Steinbeck)."""
+    words = {_POSSESSIVE.sub("", w).lower() for w in _WORD.findall(text)}
+    return bool(name_words(name) & words) or (not name_words(name) and name.lower() in text.lower())
+
+
+def main_subject(facts: Sequence[Fact]) -> str | None:
+    """The subject most of ``facts`` are about (the first of equals): the topic a sentence's
+    "he" or "it" stands for."""
+    counts: dict[str, int] = {}
+    for f in facts:
+        counts[f.subject] = counts.get(f.subject, 0) + 1
+    return max(counts, key=lambda s: counts[s]) if counts else None
 
 
 def value_vocabulary(facts: Iterable[Fact]) -> frozenset[str]:
@@ -155,20 +195,22 @@ def backing_facts(text: str, facts: Sequence[Fact], question: str, *, prefer: Se
 
 
 def settle(drafts: Sequence, facts: Sequence[Fact], question: str, *, max_sentences: int = 6,
-           cover: bool = True) -> list:
+           cover: bool = True, topic: str | None = None) -> list:
     """The answer's sentences: each draft that passes the check as written; one that fails
     replaced by a plain verbalization of its cited facts (or dropped when it cites none, or
     only facts an earlier sentence states already). With ``cover``, the facts no sentence
-    cites follow in plain sentences, two a sentence, up to ``max_sentences`` in all."""
+    cites follow in plain sentences, two a sentence, up to ``max_sentences`` in all.
+    ``topic``: the subject the answer is about (by default the one most facts are about)."""
     from ._facts import Sentence
     from ._verbalize import facts_sentence
 
     by_number = {f.n: f for f in facts}
     vocabulary = value_vocabulary(facts)
+    topic = topic if topic is not None else main_subject(facts)
     out: list[Sentence] = []
     said: set[int] = set()
     for draft in drafts:
-        verdict = check_sentence(draft.text, draft.cites, by_number, question, vocabulary=vocabulary)
+        verdict = check_sentence(draft.text, draft.cites, by_number, question, vocabulary=vocabulary, topic=topic)
         cites = tuple(n for n in draft.cites if n in by_number)
         if not verdict.ok and not verdict.no_cites:
             # a small model often cites the fact next to the one it used: when other facts
@@ -176,7 +218,7 @@ def settle(drafts: Sequence, facts: Sequence[Fact], question: str, *, max_senten
             found = backing_facts(draft.text, facts, question, prefer=cites, vocabulary=vocabulary)
             if found:
                 cites = found
-                verdict = check_sentence(draft.text, cites, by_number, question, vocabulary=vocabulary)
+                verdict = check_sentence(draft.text, cites, by_number, question, vocabulary=vocabulary, topic=topic)
         if verdict.ok:
             if cites and set(cites) <= said:
                 continue  # says again what earlier sentences said
