@@ -87,7 +87,8 @@ def judge(pattern: str):
 
 def composed(store_index, question, pattern):
     store, index = store_index
-    llm = ScriptedLLM([judge(pattern)] * 12)  # one judgement an option shown (6, and the seats a denial or a shape adds)
+    llm = ScriptedLLM([judge(pattern)] * 14)  # one judgement an option shown (6, the seats a denial or a shape adds,
+    # and 2 for the options refinements narrow)
     run = MethodRun(llm)
     with store.reading():
         picked = compose_answer(store, index, question, run, "test")
@@ -679,7 +680,7 @@ def _refined(films, question, yes_to):
     that says yes to the option matching ``yes_to``: (the answer or None, the run)."""
     store, _ = films
     draft = _films_of(store, {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"})
-    cascade = _cascade(films, ScriptedLLM([judge(yes_to)] * 6))
+    cascade = _cascade(films, ScriptedLLM([judge(yes_to)] * 8))  # 6 seats, and 2 for the options refinements narrow
     run = MethodRun(cascade.context.llm)
     with store.reading():
         return cascade.refined(question, draft, run), run
@@ -832,7 +833,7 @@ def test_a_method_that_builds_queries_falls_back_on_the_composed_query_graph(fil
     question = "which films did ann lee direct"
 
     def method(reason):
-        return Refusing(QAContext(store=store, llm=ScriptedLLM([judge(r"^Ann Lee directed what$")] * 6)), reason)
+        return Refusing(QAContext(store=store, llm=ScriptedLLM([judge(r"^Ann Lee directed what$")] * 8)), reason)
 
     composed = method("no_rows").answer(question)
     assert set(composed.answers) == {"Night Harbor", "Paper Lanterns", "Glass River", "Quiet Engines"}
@@ -848,7 +849,7 @@ def _in_shape(store_index, question, yes_to):
     from qa.shapes import answer_in_shape
 
     store, index = store_index
-    run = MethodRun(ScriptedLLM([judge(yes_to)] * 9))  # a shape's stages take up to three more seats
+    run = MethodRun(ScriptedLLM([judge(yes_to)] * 11))  # a shape's stages take up to three more seats, refinements two
 
     def chain(*_):
         raise AssertionError("the composed answer should have been taken")
@@ -878,7 +879,7 @@ def test_an_unsure_composed_ordering_answers_where_nothing_orders_the_chain(film
         return Answer(question=text or "", method="test", refusal=Refusal("no_rows", "no query returned rows"))
 
     question = "What is the oldest comedy Ann Lee directed?"
-    doubting, denying = MethodRun(ScriptedLLM([doubt(0.4)] * 9)), MethodRun(ScriptedLLM([doubt(0.1)] * 9))
+    doubting, denying = MethodRun(ScriptedLLM([doubt(0.4)] * 11)), MethodRun(ScriptedLLM([doubt(0.1)] * 11))
     with store.reading():
         unsure = answer_in_shape(store, index, question, doubting, "test", chain)
         denied = answer_in_shape(store, index, question, denying, "test", chain)
@@ -915,7 +916,7 @@ def test_a_year_no_answer_holds_is_composed_on_the_node_that_holds_it(tmp_path_f
         return Answer(question=text or "", method="test", answers=list(teams.values()), answer_iris=list(teams),
                       values=[None, None], query="SELECT ?answer WHERE { }")
 
-    run = MethodRun(ScriptedLLM([judge(r"team of it; where the link held in 2012")] * 6))
+    run = MethodRun(ScriptedLLM([judge(r"team of it; where the link held in 2012")] * 8))
     with store, store.reading():
         answer = answer_in_shape(store, index, "who did ida vale play for in 2012", run, "test", chain)
     assert answer.answers == ["South Mill Otters"] and run.trace["compose"]["stage"] == "time span"
@@ -1050,7 +1051,7 @@ def test_a_question_asking_how_many_falls_through_to_an_option_that_answers_a_nu
     more = next(c for c in which if c.stage == "comparison" and c.kind == "more")
     apart = next(c for c in candidates if c.stage == "comparison" and c.kind == "count difference")
     assert has_form(apart, "number") and not has_form(more, "number") and has_form(more, "entities")
-    run = MethodRun(ScriptedLLM([judge(r"has more")] * 2))
+    run = MethodRun(ScriptedLLM([judge(r"has more")] * 4))
     picked = choose(run, reading, [more, apart], [1.10, 1.00])
     assert picked.chosen is apart and run.trace["compose"]["fell_through"] == "the question asks for a number"
     # the count of Ann Lee's films is what the count difference refines: it is judged as that count
@@ -1109,6 +1110,25 @@ def test_an_option_that_uses_fewer_of_the_written_names_ends_below_one_that_uses
     assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.6], written) == [2.4 - 1e-3, 2.4]
     # a narrower option the model says no to places nothing
     assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.3], written) == [2.5, 2.4]
+
+
+def test_a_seated_refinement_brings_the_plainer_option_it_narrows_to_the_model(films):
+    """"How many of Darrell Roodt's films are in Zulu?", unbracketed: the encoder seated Roodt's
+    films in Zulu and five chains of the film *Zulu*, but not Roodt's films, so the
+    refinement was judged alone and lost to the cast of *Zulu*. The option a seated
+    refinement narrows gets a seat (its chain, and the option without its ties to written
+    names), so the refinement is judged as the option it narrows."""
+    from qa.compose._choose import plainer_seats
+
+    reading, candidates, by_text = enumerated(films, "How many of Ann Lee's films did Bo Park star in?")
+    both = by_text["how many: Ann Lee directed what; where the answer starred actors Bo Park"]
+    plain = by_text["how many: Ann Lee directed what"]
+    others = [n for n, c in enumerate(candidates) if c is not both and c is not plain]
+    shortlist = [candidates.index(both)] + others[:3]
+    assert plainer_seats(candidates, shortlist, reading.written_names) == [candidates.index(plain)]
+    # a seated plainer option takes no second seat, and a shortlist of chains takes none
+    assert plainer_seats(candidates, shortlist + [candidates.index(plain)], reading.written_names) == []
+    assert plainer_seats(candidates, others[:3], reading.written_names) == []
 
 
 def test_any_entity_that_bears_a_written_name_uses_it(films):
@@ -1176,12 +1196,13 @@ def test_the_kinds_answering_in_the_form_asked_are_seated_first(films):
     assert apart and len({(c.stage, c.hops, getattr(c, "kind", "")) for c in candidates}) > 4
     for n in apart:
         scores[n] = min(scores) - 1.0
-    picked = choose(MethodRun(ScriptedLLM(["yes"] * 4)), reading, candidates, scores, ComposeOptions(shortlist=4))
-    assert len(picked.options) == 4 and any(getattr(c, "kind", "") == "difference" for c in picked.options)
+    picked = choose(MethodRun(ScriptedLLM(["yes"] * 6)), reading, candidates, scores, ComposeOptions(shortlist=4))
+    # four seats, and up to two for the options the seated refinements narrow
+    assert 4 <= len(picked.options) <= 6 and any(getattr(c, "kind", "") == "difference" for c in picked.options)
     # a question asking which things gets no such seat
     which = read_question(index, "which films did ann lee direct")
     assert which.form == "entities"
-    plain = choose(MethodRun(ScriptedLLM(["yes"] * 4)), which, candidates, scores, ComposeOptions(shortlist=4))
+    plain = choose(MethodRun(ScriptedLLM(["yes"] * 6)), which, candidates, scores, ComposeOptions(shortlist=4))
     assert not any(getattr(c, "kind", "") == "difference" for c in plain.options)
 
 
@@ -1371,7 +1392,7 @@ def test_a_namesake_of_the_draft_s_constraint_does_not_narrow_it(tagged):
     draft.query = (f"SELECT DISTINCT ?f WHERE {{\n  ?f <http://kgstore.local/relation/directed_by> <{iri['Ann Lee']}> .\n"
                    f"  ?f <http://kgstore.local/relation/has_genre> <{iri['Comedy']}> .\n"
                    f"  FILTER(?f != <{iri['Ann Lee']}>)\n}}")
-    cascade = _cascade(tagged, ScriptedLLM([judge(r"has tags comedy$")] * 6))
+    cascade = _cascade(tagged, ScriptedLLM([judge(r"has tags comedy$")] * 8))
     run = MethodRun(cascade.context.llm)
     with store.reading():
         refined = cascade.refined("which of ann lee's films are comedy films", draft, run)

@@ -378,6 +378,8 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
     if not shortlist:
         return None
     shortlist.sort(key=lambda i: -scores[i])
+    shortlist += plainer_seats(candidates, shortlist, reading.written_names)
+    shortlist.sort(key=lambda i: -scores[i])
     shown = [candidates[i] for i in shortlist]
     judged = [judge(run, reading, c, step) for c in shown] if len(shown) > 1 else [1.0]
     # a pick of the wrong form falls through to the next: a question asking for a value
@@ -405,6 +407,34 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
         fell = f"the question's shape asks for a {shown[best].stage}"
     run.record(step, fell_through=fell)
     return Composed(shown[best], shown, [float(scores[i]) for i in shortlist], judged, list(weighed))
+
+
+def plainer_seats(candidates: Sequence, shortlist: Sequence[int], named: frozenset[str], most: int = 2) -> list[int]:
+    """Up to ``most`` more seats, for the plainer options the shortlisted refinements narrow
+    (the chain a constraint narrows; the option without the ties to names the question
+    writes) that the encoder left out: a refinement is judged by the option it narrows
+    (:func:`inherited`, :func:`named_dominance`), and judged alone it loses to any chain the
+    model prefers ("how many of Darrell Roodt's films are in Zulu", unbracketed, seated Roodt's
+    films in Zulu but not Roodt's films, so the cast of the film *Zulu* was counted)."""
+    index = {}
+    for i, c in enumerate(candidates):
+        index.setdefault(verbalize(c), i)
+    seated = {verbalize(candidates[i]) for i in shortlist}
+    out: list[int] = []
+    for i in shortlist:
+        c = candidates[i]
+        plainer = [core_of(c)]
+        ties = name_ties(c, named)
+        if ties:
+            plainer.append(replace(c, ties=tuple(t for t in c.ties if t not in ties)))
+        for p in plainer:
+            text = verbalize(p) if p is not None else None
+            if text is not None and text not in seated and text in index:
+                seated.add(text)
+                out.append(index[text])
+        if len(out) >= most:
+            break
+    return out[:most]
 
 
 def has_form(candidate, form: str) -> bool:
