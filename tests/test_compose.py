@@ -1112,23 +1112,28 @@ def test_an_option_that_uses_fewer_of_the_written_names_ends_below_one_that_uses
     assert more_names_used([bo_park, both], [2.5, 2.4], [0.8, 0.3], written) == [2.5, 2.4]
 
 
-def test_a_seated_refinement_brings_the_plainer_option_it_narrows_to_the_model(films):
+def test_a_seated_refinement_of_a_topic_with_no_chain_shown_brings_the_option_it_narrows(films):
     """"How many of Darrell Roodt's films are in Zulu?", unbracketed: the encoder seated Roodt's
     films in Zulu and five chains of the film *Zulu*, but not Roodt's films, so the
     refinement was judged alone and lost to the cast of *Zulu*. The option a seated
-    refinement narrows gets a seat (its chain, and the option without its ties to written
-    names), so the refinement is judged as the option it narrows."""
-    from qa.compose._choose import plainer_seats
+    refinement narrows gets a seat where no chain of its topic is shown; where one is, none
+    ("the oldest film in English Roger Vadim directed": the seated chain of his films' years,
+    judged above his films, took the judgement his films' refinements inherit)."""
+    from qa.compose._choose import is_plain_chain, plainer_seats
 
     reading, candidates, by_text = enumerated(films, "How many of Ann Lee's films did Bo Park star in?")
     both = by_text["how many: Ann Lee directed what; where the answer starred actors Bo Park"]
     plain = by_text["how many: Ann Lee directed what"]
-    others = [n for n, c in enumerate(candidates) if c is not both and c is not plain]
-    shortlist = [candidates.index(both)] + others[:3]
+    lee = both.topic.iri
+    elsewhere = [n for n, c in enumerate(candidates) if c.topic.iri != lee and is_plain_chain(c)]
+    lee_chains = [n for n, c in enumerate(candidates) if c.topic.iri == lee and is_plain_chain(c) and c is not plain]
+    assert elsewhere and lee_chains
+    shortlist = [candidates.index(both)] + elsewhere[:3]
     assert plainer_seats(candidates, shortlist, reading.written_names) == [candidates.index(plain)]
-    # a seated plainer option takes no second seat, and a shortlist of chains takes none
+    # a seated plainer option takes no second seat; a chain of the topic shown adds none
     assert plainer_seats(candidates, shortlist + [candidates.index(plain)], reading.written_names) == []
-    assert plainer_seats(candidates, others[:3], reading.written_names) == []
+    assert plainer_seats(candidates, shortlist + lee_chains[:1], reading.written_names) == []
+    assert plainer_seats(candidates, elsewhere[:3], reading.written_names) == []
 
 
 def test_any_entity_that_bears_a_written_name_uses_it(films):

@@ -410,19 +410,27 @@ def choose(run, reading: QuestionReading, candidates: Sequence[QueryCandidate], 
 
 
 def plainer_seats(candidates: Sequence, shortlist: Sequence[int], named: frozenset[str], most: int = 2) -> list[int]:
-    """Up to ``most`` more seats, for the plainer options the shortlisted refinements narrow
-    (the chain a constraint narrows; the option without the ties to names the question
-    writes) that the encoder left out: a refinement is judged by the option it narrows
-    (:func:`inherited`, :func:`named_dominance`), and judged alone it loses to any chain the
-    model prefers ("how many of Darrell Roodt's films are in Zulu", unbracketed, seated Roodt's
-    films in Zulu but not Roodt's films, so the cast of the film *Zulu* was counted)."""
+    """Up to ``most`` more seats, for the plainer options that shortlisted refinements of a
+    topic with no plain chain shown narrow (the chain a constraint narrows; the option
+    without the ties to names the question writes): a refinement is judged by the option it
+    narrows (:func:`inherited`, :func:`named_dominance`), and where no chain of its topic
+    is shown it is judged alone and loses to the chains of another topic ("how many of
+    Darrell Roodt's films are in Zulu", unbracketed, seated Roodt's films in Zulu and five
+    chains of the film *Zulu*, so the cast of *Zulu* was counted). Where a chain of its
+    topic is shown, no seat is added: another chain of that topic, seated beside it, may take
+    the judgement the refinements inherit ("the oldest film in English Roger Vadim
+    directed": the chain of his films' years, judged above his films)."""
     index = {}
     for i, c in enumerate(candidates):
         index.setdefault(verbalize(c), i)
     seated = {verbalize(candidates[i]) for i in shortlist}
+    topics_shown = {c.topic.iri for c in (candidates[i] for i in shortlist)  # a chain, or its count
+                    if isinstance(c, QueryCandidate) and not c.ties and c.ordering is None}
     out: list[int] = []
     for i in shortlist:
         c = candidates[i]
+        if not isinstance(c, QueryCandidate) or c.topic.iri in topics_shown:
+            continue
         plainer = [core_of(c)]
         ties = name_ties(c, named)
         if ties:
