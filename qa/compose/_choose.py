@@ -278,12 +278,19 @@ def plainer_options(shown: Sequence, named: frozenset[str]) -> list[tuple[int, i
     texts = {verbalize(c): n for n, c in enumerate(shown)}
     pairs = []
     for n, c in enumerate(shown):
-        ties = name_ties(c, named)
-        if ties:
-            plainer = texts.get(verbalize(replace(c, ties=tuple(t for t in c.ties if t not in ties))))
+        unnamed = without_name_ties(c, named)
+        if unnamed is not None:
+            plainer = texts.get(verbalize(unnamed))
             if plainer is not None:
                 pairs.append((n, plainer))
     return pairs
+
+
+def without_name_ties(candidate, named: frozenset[str]):
+    """``candidate`` without its ties to names the question writes (the option it narrows
+    by those ties alone); None where it has none."""
+    ties = name_ties(candidate, named)
+    return replace(candidate, ties=tuple(t for t in candidate.ties if t not in ties)) if ties else None
 
 
 def denied_in_reach(reading: QuestionReading, candidate) -> bool:
@@ -431,17 +438,11 @@ def plainer_seats(candidates: Sequence, shortlist: Sequence[int], named: frozens
         c = candidates[i]
         if not isinstance(c, QueryCandidate) or c.topic.iri in topics_shown:
             continue
-        plainer = [core_of(c)]
-        ties = name_ties(c, named)
-        if ties:
-            plainer.append(replace(c, ties=tuple(t for t in c.ties if t not in ties)))
-        for p in plainer:
-            text = verbalize(p) if p is not None else None
+        for plainer in (core_of(c), without_name_ties(c, named)):
+            text = verbalize(plainer) if plainer is not None else None
             if text is not None and text not in seated and text in index:
                 seated.add(text)
                 out.append(index[text])
-        if len(out) >= most:
-            break
     return out[:most]
 
 
