@@ -164,6 +164,14 @@ def rank_question(question: str, spans_by_key: dict[str, list[Span]], rows: list
             ranked.append((key, score, Candidate(row.iri, row.label, 0.0, raw, match, row.popularity,
                                                  row.description, None, (span.start, span.end))))
     ranked.sort(key=lambda item: item[0], reverse=True)
+    # a name written twice, once inside a longer name ("Zulu Dawn and Zulu"), is mentioned
+    # where it stands alone: that occurrence is the candidate's span
+    found = {c.span for _, _, c in ranked}
+    alone = {}
+    for _, _, cand in ranked:
+        if cand.iri not in alone and not any(o != cand.span and o[0] <= cand.span[0] and cand.span[1] <= o[1]
+                                             for o in found):
+            alone[cand.iri] = cand
     out: list[Candidate] = []
     seen: set[str] = set()
     ceiling = 1.0
@@ -171,6 +179,7 @@ def rank_question(question: str, spans_by_key: dict[str, list[Span]], rows: list
         if cand.iri in seen:
             continue
         seen.add(cand.iri)
+        cand = alone.get(cand.iri, cand)
         # scores follow the ranking: never above the candidate ranked before
         ceiling = min(ceiling, round(score, 6))
         out.append(Candidate(cand.iri, cand.label, ceiling, cand.mention, cand.match, cand.popularity,

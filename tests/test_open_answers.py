@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from kgstore import Store
@@ -138,12 +139,17 @@ def test_an_open_question_about_an_entity_the_store_lacks_is_refused_without_the
     assert not llm.calls
 
 
-def test_a_renown_question_whose_subject_is_not_named_as_written_is_handed_to_the_precise_path(demo_store):  # noqa: F811
-    """"What is X famous for" whose X no entity bears as written goes on to the method,
-    which links names as typed (and here finds none either: the name check refuses)."""
+@pytest.mark.parametrize("question", ["What is Barack Obama famous for?",
+                                      # "who was X in Y" asks what X was in Y (a role in a film)
+                                      "Who was Barack Obama in 2008?"])
+def test_a_renown_or_who_question_whose_subject_is_not_named_as_written_is_handed_to_the_precise_path(
+        demo_store, question):  # noqa: F811
+    """"What is X famous for" or "who was X" whose X no entity bears as written goes on to
+    the method, which links names as typed (and here finds none either: the name check
+    refuses). A request ("tell me about X") is refused where it stands (the test above)."""
     llm = ScriptedLLM([])
     with Store.open(demo_store, read_only=True) as store:
-        result = make_method("cascade", QAContext(store, llm)).answer("What is Barack Obama famous for?")
+        result = make_method("cascade", QAContext(store, llm)).answer(question)
     assert result.refused and result.refusal.reason == "not_in_store" and result.method == "cascade"
     assert "Barack Obama" in result.trace["open"]["handed_on"] and "names" in result.trace
     assert not llm.calls

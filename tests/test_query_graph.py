@@ -5,6 +5,8 @@ against a constant, and the answer form checked against the question. The chain 
 (no model); the real-model runs are in test_shapes_llm.py."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import kgstore
@@ -899,6 +901,50 @@ def test_two_roles_asked_at_once_must_both_hold(roles, question, verdict):
         assert answer.answers == [] and answer.refusal.reason == "no_answer"
     else:
         assert answer.answers == [verdict]
+
+
+# MetaQA-shaped: one entity "Zulu" is both a film and a language
+LANGUAGES = """Zulu Dawn|in_language|English
+Zulu Dawn|in_language|Zulu
+Zulu|in_language|English
+Sunrise Road|in_language|Zulu
+Sunrise Road|in_language|English
+Cold Harbour|in_language|Zulu
+"""
+
+
+@pytest.fixture(scope="module")
+def languages(tmp_path_factory):
+    store, index = indexed_store(tmp_path_factory, "languages.txt", "tsv", LANGUAGES)
+    with store:
+        yield store, index
+
+
+def test_a_name_written_twice_is_linked_where_it_stands_alone(languages):
+    from qa.steps._retrieval import question_names_not_held
+
+    _, index = languages
+    question = "Are Zulu Dawn and Zulu in the same language?"
+    spans = {c.label: c.span for c in index.link_question(question)}
+    assert spans["Zulu Dawn"] == (4, 13) and spans["Zulu"] == (18, 22)  # not the "Zulu" of "Zulu Dawn"
+    assert question_names_not_held(index, question) == []
+
+
+@pytest.mark.parametrize("question, verdict", [
+    # a fact joins each pair (the film is in the language Zulu), but the question compares
+    # the two films' languages: Zulu the film is in English only
+    ("Do [Sunrise Road] and Zulu share a language?", "yes"),
+    ("Are [Cold Harbour] and Zulu in the same language?", "no"),
+    ("Is Cold Harbour in the same language as Zulu?", "no"),
+])
+def test_two_named_things_compared_are_compared_even_where_a_fact_joins_them(languages, question, verdict):
+    from qa.shapes import answer_in_shape
+
+    store, index = languages
+    same = lambda m: "yes" if re.search(r"^Query: do .* have the same in language", m[-1]["content"], re.M) else "no"  # noqa: E731
+    with store.reading():
+        answer = answer_in_shape(store, index, question, MethodRun(ScriptedLLM([same] * 6)), "test", chain=None)
+    assert answer.answers == [verdict] and answer.shape == "comparison"
 
 
 def test_words_after_a_constant_open_its_end_whatever_came_before():

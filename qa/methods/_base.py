@@ -218,11 +218,12 @@ class QAMethod(ABC):
         reading = read_open(question) if in_shape is not False else None
         if reading is not None:
             opened = open_answer(self.context, question, run, reading=reading)
-            if not (opened.refusal and opened.refusal.reason == "not_in_store" and reading.form == "renown"):
+            if not (opened.refusal and opened.refusal.reason == "not_in_store" and reading.form != "request"):
                 return opened
             # no entity bears the subject's name as written ("what is william taft famous
-            # for"): the precise path links names as typed and asks what the one it finds is
-            # known for (a request, "tell me about X", asks for no relation it could read)
+            # for"; "who was John Cullum in 1776", a role in the film *1776*): the precise path
+            # links names as typed and reads what is asked of the one it finds (a request,
+            # "tell me about X", asks for no relation it could read)
             run.record("open", handed_on=opened.refusal.message)
         # a method run inside another's shape (in_shape=False: the cascade's) was checked there
         checked = self.checks_names and in_shape is not False

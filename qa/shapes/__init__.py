@@ -20,6 +20,7 @@ when the model judges it an answer and its form is the question's; else the rule
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING, Callable
 
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
@@ -110,6 +111,18 @@ def _answer_shape(store, index, reading: ShapeReading, graph: QueryGraph, run, m
         answer = answer_against_constant(store, index, reading, method, run, timeout_s=timeout_s)
         if answer is not None:
             return answer
+    composing = reading.composing() if len(mentions) >= 2 and shape.kind == "boolean" else None
+    equated = composing is not None and (composing.compares or composing.asks_sharers or composing.conjoins)
+    if equated:
+        # "are A and B in the same language", "do A and B share an actor": the values of two
+        # named things compared, not a fact joining them. Where one joins them (A's language
+        # is B, a namesake of a film too; Paris's country is France), that fact is no answer:
+        # the store's comparisons of the two go first (none where, as in "did X both write
+        # and direct Y", they hold no relation alike), the check of joining facts after
+        tied = composed(store, index, composing, run, method, timeout_s, COMPARISON_STAGES, graph.answer_form,
+                        comparisons_only=True)
+        if tied is not None:
+            return tied
     if shape.kind in ("boolean", "comparison"):
         run.record("shape", mentions=[m.to_dict() for m in mentions])
         answer = (answer_boolean(store, index, reading, method, run, timeout_s=timeout_s)
@@ -119,8 +132,10 @@ def _answer_shape(store, index, reading: ShapeReading, graph: QueryGraph, run, m
             # no fact joins the named things ("are A and B in the same language"): a
             # comparison of them may be composed, else the method's; the form check keeps a yes/no
             run.record("shape", fallback="composed comparison: no fact joins the named things it compares")
-            return composed(store, index, reading.composing(), run, method, timeout_s, COMPARISON_STAGES,
-                            graph.answer_form, comparisons_only=True) or constrained()
+            tied = None if equated else composed(  # a yes/no's was tried above
+                store, index, reading.composing(), run, method, timeout_s, COMPARISON_STAGES, graph.answer_form,
+                comparisons_only=True)
+            return tied or constrained()
         if (answer is None or answer.refused) and shape.kind == "comparison" and is_superlative(shape.cue):
             # "which of the countries bordering Nepal is the largest", "which of X's
             # English-language films is the newest": the options are a chain's answers, not
@@ -155,7 +170,13 @@ def _answer_shape(store, index, reading: ShapeReading, graph: QueryGraph, run, m
         # passes through may (a roster from 2010 on); a composed value constraint, else the
         # answer with the constraint reported as dropped
         run.record("shape", fallback="composed: a value the question writes was dropped")
-        tied = composed(store, index, reading.composing(), run, method, timeout_s, VALUE_STAGES, graph.answer_form)
+        # a number the store also holds as a name ("in 1776", the film *1776*) may name a
+        # thing to constrain by: the store's constraints by that entity are options too
+        written = [g.constraint.words for g in graph.dropped if isinstance(g.constraint, ValueConstraint)]
+        named = any(re.search(rf"(?<!\w){re.escape(m.text)}(?!\w)", words)
+                    for m in reading.composing().mentions for words in written)
+        tied = composed(store, index, reading.composing(), run, method, timeout_s,
+                        VALUE_STAGES | (ENTITY_STAGES if named else frozenset()), graph.answer_form)
         if tied is not None:
             graph.grounded = []  # the composed query holds the constraint
             return tied
@@ -208,6 +229,8 @@ COMPARISON_STAGES = frozenset({"comparison"})
 ORDERING_STAGES = frozenset({"superlative", "constrained superlative", "superlative value"})
 # and a constant the question writes, compared with a value on the chain's nodes
 VALUE_STAGES = frozenset({"value constraint", "time span"})
+# and an entity the question names, on the chain's answers or on a node it passes through
+ENTITY_STAGES = frozenset({"entity constraint"})
 # below this the model denies a composed pick rather than doubts it: no fallback for a shape
 UNSURE_FLOOR = 0.25
 

@@ -16,7 +16,6 @@ from kgstore.errors import QueryError, UnsafeQueryError
 from kgstore.terms import is_fact_predicate, is_true
 
 from ..sandbox import run_sparql
-from ..steps._paths import reading_text
 from ..steps._result import Evidence
 from ..steps._retrieval import store_labels
 from ..steps._values import comparable, is_date
@@ -77,9 +76,6 @@ class Attribute:
     @property
     def literal(self) -> bool:
         return any(f.literal for f in self.facts) and not self.backward
-
-    def reading(self) -> str:
-        return reading_text(self.label, self.backward)
 
 
 def _query(iri: str) -> str:

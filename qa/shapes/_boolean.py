@@ -75,7 +75,7 @@ def check_value(store, embed, subject: Mention, value: Mention, asked: str,
         if rival is None or scores[rival.key] - scores[best_join.key] <= OTHER_RELATION_MARGIN:
             facts = [f for f in best_join.facts if value.iri in (f.s, f.o)]
             return Check(value, True, facts, best_join.label,
-                         f"the store holds {subject.label} {best_join.reading()} {value.label}")
+                         f"the store holds {_fact(subject, best_join, value)}")
         return _no(value, rival, f"{rival.label} fits the question better than {best_join.label}")
     if kin:
         best = max(kin, key=lambda a: scores[a.key])
@@ -94,7 +94,7 @@ def _both(subject: Mention, value: Mention, joining: list[Attribute], kin: list[
     if len(joined) >= 2 and all(a in joining for a in asked):
         facts = [f for a in asked for f in a.facts if value.iri in (f.s, f.o)]
         return Check(value, True, facts, " and ".join(a.label for a in asked),
-                     f"the store holds {subject.label} {asked[0].reading()} and {asked[1].reading()} {value.label}")
+                     f"the store holds {_fact(subject, asked[0], value)} and {_fact(subject, asked[1], value)}")
     rival = next((a for a in asked if a not in joining), None) or max(kin, key=lambda a: scores[a.key], default=None)
     if rival is not None and not rival.facts:
         return Check(value, None, why=f"the store holds no {rival.label} of {value.label}")
@@ -103,7 +103,7 @@ def _both(subject: Mention, value: Mention, joining: list[Attribute], kin: list[
                                       "and nothing of the other role asked")
     facts = [f for f in joined[0].facts if value.iri in (f.s, f.o)] + rival.facts[:EVIDENCE_PER_VALUE]
     return Check(value, False, facts, rival.label,
-                 f"the store holds {subject.label} {joined[0].reading()} {value.label}, "
+                 f"the store holds {_fact(subject, joined[0], value)}, "
                  f"and {rival.label} with other values only")
 
 
@@ -137,6 +137,13 @@ def _other_roles(store, value: Mention, joining: list[Attribute], attributes: di
             if not attribute.literal and key not in value_keys:
                 out.setdefault(key, Attribute(relation, not backward, attribute.label))
     return list(out.values())
+
+
+def _fact(subject: Mention, attribute: Attribute, value: Mention) -> str:
+    """One fact joining subject and value as the store holds it ("Yesterday | in language |
+    Zulu"), for the reason a verdict gives."""
+    ends = (value.label, subject.label) if attribute.backward else (subject.label, value.label)
+    return f"{ends[0]} | {attribute.label} | {ends[1]}"
 
 
 def _ends(attributes: list[Attribute]) -> set[str]:
