@@ -20,7 +20,6 @@ when the model judges it an answer and its form is the question's; else the rule
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Callable
 
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
@@ -170,13 +169,7 @@ def _answer_shape(store, index, reading: ShapeReading, graph: QueryGraph, run, m
         # passes through may (a roster from 2010 on); a composed value constraint, else the
         # answer with the constraint reported as dropped
         run.record("shape", fallback="composed: a value the question writes was dropped")
-        # a number the store also holds as a name ("in 1776", the film *1776*) may name a
-        # thing to constrain by: the store's constraints by that entity are options too
-        written = [g.constraint.words for g in graph.dropped if isinstance(g.constraint, ValueConstraint)]
-        named = any(re.search(rf"(?<!\w){re.escape(m.text)}(?!\w)", words)
-                    for m in reading.composing().mentions for words in written)
-        tied = composed(store, index, reading.composing(), run, method, timeout_s,
-                        VALUE_STAGES | (ENTITY_STAGES if named else frozenset()), graph.answer_form)
+        tied = composed(store, index, reading.composing(), run, method, timeout_s, VALUE_STAGES, graph.answer_form)
         if tied is not None:
             graph.grounded = []  # the composed query holds the constraint
             return tied
@@ -229,8 +222,6 @@ COMPARISON_STAGES = frozenset({"comparison"})
 ORDERING_STAGES = frozenset({"superlative", "constrained superlative", "superlative value"})
 # and a constant the question writes, compared with a value on the chain's nodes
 VALUE_STAGES = frozenset({"value constraint", "time span"})
-# and an entity the question names, on the chain's answers or on a node it passes through
-ENTITY_STAGES = frozenset({"entity constraint"})
 # below this the model denies a composed pick rather than doubts it: no fallback for a shape
 UNSURE_FLOOR = 0.25
 
