@@ -459,6 +459,47 @@ def test_a_count_whose_chain_ends_on_the_named_character_counts_the_films_holdin
     assert run.trace["mediators"]["backward"] is True
 
 
+# a film whose name is a number, a year a question could mean as well
+NUMBERED = PERFORMANCES + """</en/film_1776> <name> "1776" .
+</en/film_1776> <type> </film/film> .
+</en/film_1776> </film/film/starring> _:n1 .
+_:n1 </film/performance/actor> </en/harrison_ford> .
+_:n1 </film/performance/character> "John Adams" .
+"""
+
+
+@pytest.fixture(scope="module")
+def numbered(tmp_path_factory):
+    store, index = indexed_store(tmp_path_factory, "numbered.nq", "freebase", NUMBERED)
+    with store:
+        yield store, index
+
+
+def test_a_number_no_answer_holds_as_a_year_is_read_as_the_name_the_store_holds(numbered):
+    store, index = numbered
+    characters = (f"SELECT DISTINCT ?c WHERE {{\n  ?m <{FB}film.performance.actor> <{FB}en.harrison_ford> .\n"
+                  f"  ?m <{FB}film.performance.character> ?c .\n}}")
+    in_1776 = (f"SELECT DISTINCT ?c WHERE {{\n  <{FB}en.film_1776> <{FB}film.film.starring> ?m .\n"
+               f"  ?m <{FB}film.performance.actor> <{FB}en.harrison_ford> .\n  ?m <{FB}film.performance.character> ?c .\n}}")
+    asked = []
+
+    def chain(text):  # the method: the film when the question names it, else every role
+        asked.append(text)
+        return chain_rows(store, in_1776 if "1776" in text else characters, "c")
+
+    run = MethodRun(ScriptedLLM([lambda m: "no"] * 12))  # the model picks no composed year
+    answer = answer_in_shape(store, index, "Which character did Harrison Ford play in 1776?", run, "test", chain)
+    # "in 1776" read as a year holds for none of his roles; read as the film, one
+    assert asked == ["Which character did Harrison Ford play?", "Which character did Harrison Ford play in 1776?"]
+    assert answer.answers == ["John Adams"]
+    assert run.trace["shape"]["fallback"] == "a number the question writes, read as the name the store holds"
+    # a reading of the name that does not narrow the chain's answers is no evidence for it
+    wider = MethodRun(ScriptedLLM([lambda m: "no"] * 12))
+    answer = answer_in_shape(store, index, "Which character did Harrison Ford play in 1776?", wider, "test",
+                             lambda text: chain_rows(store, characters, "c"))
+    assert sorted(answer.answers) == ["Han Solo", "Indiana Jones", "John Adams"]
+
+
 def test_a_superlative_over_a_value_is_not_pulled_to_a_noun_before_it(demo):
     query = (f"SELECT DISTINCT ?c WHERE {{\n  ?c <{WDT}P30> <{WD}Q48> .\n  ?c <{WDT}P31> <{WD}Q6256> .\n}}")
     answer, run, _ = shaped(demo, "Which Asian country has the largest population?", query)

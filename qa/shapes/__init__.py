@@ -20,6 +20,7 @@ when the model judges it an answer and its form is the question's; else the rule
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING, Callable
 
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
@@ -173,7 +174,32 @@ def _answer_shape(store, index, reading: ShapeReading, graph: QueryGraph, run, m
         if tied is not None:
             graph.grounded = []  # the composed query holds the constraint
             return tied
+        named = _number_as_name(store, index, reading, graph, answer, run, chain, timeout_s)
+        if named is not None:
+            return named
     return answer
+
+
+def _number_as_name(store, index, reading: ShapeReading, graph: QueryGraph, answer: Answer, run, chain,
+                    timeout_s: float) -> Answer | None:
+    """The chain asked of the whole question, where a number it writes that no answer holds
+    as a year is a name the store holds ("which character did X play in 1776", the film
+    *1776*): its answer where it narrows the chain's (the store then says the name is
+    meant), else None."""
+    written = " ".join(g.constraint.words for g in graph.dropped if isinstance(g.constraint, ValueConstraint))
+    if not any(_NUMBER_NAME.fullmatch(m.text) and m.best.match == "exact" and m.text in written.split()
+               for m in reading.composing().mentions):
+        return None
+    run.record("shape", fallback="a number the question writes, read as the name the store holds")
+    named = walk_through_mediators(store, index, chain(reading.question), reading.question, run, timeout_s=timeout_s)
+    if named.refused or not named.answers or not set(named.answers) < set(answer.answers):
+        return None
+    named.question = reading.question
+    graph.grounded = []  # the number is a name in the query, not a constraint on it
+    return named
+
+
+_NUMBER_NAME = re.compile(r"\d+")
 
 
 # Common nouns that say what kind of thing is asked for, not which: "which films", "what
