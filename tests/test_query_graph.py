@@ -284,11 +284,18 @@ def indexed_store(tmp_path_factory, name: str, fmt: str, text: str):
     return store, QAContext(store, ScriptedLLM([])).get_index()
 
 
-@pytest.fixture(scope="module")
-def films(tmp_path_factory):
-    store, index = indexed_store(tmp_path_factory, "films.txt", "tsv", FILMS)
-    with store:
-        yield store, index
+def store_fixture(name: str, fmt: str, text: str):
+    """A module-scoped fixture: ``text`` ingested as ``fmt`` and indexed
+    (:func:`indexed_store`), open for the module's tests as (store, index)."""
+    @pytest.fixture(scope="module")
+    def opened(tmp_path_factory):
+        store, index = indexed_store(tmp_path_factory, name, fmt, text)
+        with store:
+            yield store, index
+    return opened
+
+
+films = store_fixture("films.txt", "tsv", FILMS)
 
 
 def film_chain(films, question):
@@ -388,11 +395,7 @@ _:p5 </film/performance/character> "Harrison Ford" .
 FB = "http://rdf.freebase.com/ns/"
 
 
-@pytest.fixture(scope="module")
-def performances(tmp_path_factory):
-    store, index = indexed_store(tmp_path_factory, "movies.nq", "freebase", PERFORMANCES)
-    with store:
-        yield store, index
+performances = store_fixture("movies.nq", "freebase", PERFORMANCES)
 
 
 def chain_rows(store, query, var):
@@ -468,11 +471,7 @@ _:n1 </film/performance/character> "John Adams" .
 """
 
 
-@pytest.fixture(scope="module")
-def numbered(tmp_path_factory):
-    store, index = indexed_store(tmp_path_factory, "numbered.nq", "freebase", NUMBERED)
-    with store:
-        yield store, index
+numbered = store_fixture("numbered.nq", "freebase", NUMBERED)
 
 
 def test_a_number_no_answer_holds_as_a_year_is_read_as_the_name_the_store_holds(numbered):
@@ -913,11 +912,7 @@ Rust Hill|starred_actors|Bo Park
 """
 
 
-@pytest.fixture(scope="module")
-def roles(tmp_path_factory):
-    store, index = indexed_store(tmp_path_factory, "roles.txt", "tsv", ROLES)
-    with store:
-        yield store, index
+roles = store_fixture("roles.txt", "tsv", ROLES)
 
 
 @pytest.mark.parametrize("question, verdict", [
@@ -954,11 +949,7 @@ Cold Harbour|in_language|Zulu
 """
 
 
-@pytest.fixture(scope="module")
-def languages(tmp_path_factory):
-    store, index = indexed_store(tmp_path_factory, "languages.txt", "tsv", LANGUAGES)
-    with store:
-        yield store, index
+languages = store_fixture("languages.txt", "tsv", LANGUAGES)
 
 
 def test_a_name_written_twice_is_linked_where_it_stands_alone(languages):
