@@ -20,7 +20,6 @@ when the model judges it an answer and its form is the question's; else the rule
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Callable
 
 from ..steps._constraints import NONE_MEETS, apply_constraints, check_value
@@ -187,7 +186,7 @@ def _number_as_name(store, index, reading: ShapeReading, graph: QueryGraph, answ
     *1776*): its answer where it narrows the chain's (the store then says the name is
     meant), else None."""
     written = " ".join(g.constraint.words for g in graph.dropped if isinstance(g.constraint, ValueConstraint))
-    if not any(_NUMBER_NAME.fullmatch(m.text) and m.best.match == "exact" and m.text in written.split()
+    if not any(m.text.isdigit() and m.best.match == "exact" and m.text in written.split()
                for m in reading.composing().mentions):
         return None
     run.record("shape", fallback="a number the question writes, read as the name the store holds")
@@ -197,9 +196,6 @@ def _number_as_name(store, index, reading: ShapeReading, graph: QueryGraph, answ
     named.question = reading.question
     graph.grounded = []  # the number is a name in the query, not a constraint on it
     return named
-
-
-_NUMBER_NAME = re.compile(r"\d+")
 
 
 # Common nouns that say what kind of thing is asked for, not which: "which films", "what
